@@ -1,0 +1,1 @@
+"""Flows: the only place that imports prefect or lancedb — store, ingest, search, CLI."""

@@ -1,0 +1,144 @@
+"""What the terminal shows: one line per file while an ingest runs, then a summary table."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from flows.settings import Settings
+
+_STYLE = {"added": "green", "updated": "cyan", "unchanged": "dim", "deleted": "magenta",
+          "failed": "red", "skipped": "yellow", "kept": "yellow"}
+
+
+def _console(stderr: bool = False) -> Console:
+    console = Console(stderr=stderr, highlight=False, soft_wrap=True)
+    if not console.is_terminal:
+        console.width = 200  # a log file or a pipe: do not fold the table into 80 columns
+    return console
+
+
+def run_ingest(paths: list[str], settings: Settings, as_json: bool = False):
+    from flows.ingest import add_listener, ingest_flow, remove_listener
+
+    err = _console(stderr=True)
+    out = _console()
+    err.print(f"seams: indexing {', '.join(paths)} into [bold]{settings.db_location()}[/] (kb {settings.kb})")
+
+    def on_file(report, done: int, total: int) -> None:
+        if report.action == "unchanged" and not as_json:
+            return
+        style = _STYLE.get(report.action, "")
+        detail = (f"{report.format} · {report.strategy} ({report.rule}: {report.evidence}) · "
+                  f"{report.chunks} chunks, {report.tokens} tokens"
+                  if not report.error_kind else f"{report.error_kind}: {report.error}")
+        err.print(f"[{done}/{total}] [{style}]{report.action:9}[/] {report.doc_id}  {detail}")
+
+    add_listener(on_file)
+    try:
+        report = ingest_flow(paths, settings)
+    finally:
+        remove_listener(on_file)
+    if as_json:
+        print(json.dumps(_report_json(report), ensure_ascii=False, indent=2, default=str))
+        return report
+    table = Table(title=f"seams ingest — {len(report.files)} files", show_lines=False)
+    for column in ("file", "action", "type", "strategy", "rule", "chunks", "tokens", "error"):
+        table.add_column(column, overflow="fold", justify="right" if column in ("chunks", "tokens") else "left")
+    for f in report.files:
+        error = f"{f.error_kind}: {f.error}" if f.error_kind else ""
+        table.add_row(f.doc_id, f"[{_STYLE.get(f.action, '')}]{f.action}[/]", f.format, f.strategy, f.rule,
+                      str(f.chunks) if f.format else "", str(f.tokens) if f.format else "", error)
+    out.print(table)
+    out.print(
+        f"{report.count('added')} added, {report.count('updated')} updated, {report.count('unchanged')} unchanged, "
+        f"{report.count('deleted')} deleted, {report.failed} failed, {report.count('skipped')} skipped · "
+        f"{report.chunks} chunks written, {report.embedded} embedded ({report.reused_vectors} reused) · "
+        f"{report.seconds:.1f} s"
+    )
+    for root in report.refused:
+        out.print(f"[yellow]refused to remove the indexed files of {root}: it is empty or missing "
+                  f"(use --allow-mass-delete if that is intended)[/]")
+    out.print(f"LanceDB: [bold]{report.db}[/] (tables {report.kb}__chunks, {report.kb}__manifest)")
+    out.print(f'Next: seams search "your question" --db {report.db} --kb {report.kb}')
+    return report
+
+
+def _report_json(report) -> dict:
+    data = asdict(report)
+    data["counts"] = {a: report.count(a) for a in ("added", "updated", "unchanged", "deleted", "failed", "skipped", "kept")}
+    return data
+
+
+def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bool = False) -> int:
+    from flows.pipeline import CutConfig, cut_document
+    from parsers import ParseError, parse
+
+    out = _console()
+    try:
+        doc = parse(path)
+    except ParseError as exc:
+        if as_json:
+            print(json.dumps({"file": str(path), "error_kind": exc.kind, "error": exc.message}, ensure_ascii=False))
+        else:
+            out.print(f"[red]{path}: {exc.kind}: {exc.message}[/]")
+        return 1
+    config = CutConfig(settings.budget, settings.strategy, dict(settings.overrides))
+    decision, chunks = cut_document(doc, config, path.name)
+    if as_json:
+        print(json.dumps({
+            "file": str(path), "format": doc.format, "blocks": len(doc.blocks), "chars": len(doc.text),
+            "warnings": list(doc.warnings), "decision": asdict(decision),
+            "chunks": [{k: v for k, v in asdict(c).items() if k not in ("group",)} for c in chunks],
+        }, ensure_ascii=False, indent=2))
+        return 0
+    out.print(f"[bold]{path}[/]: {doc.format}, {len(doc.blocks)} blocks, {len(doc.text):,} characters")
+    for warning in doc.warnings:
+        out.print(f"[yellow]warning:[/] {warning}")
+    out.print(f"strategy [bold]{decision.strategy}[/] — rule [bold]{decision.rule}[/]: {decision.evidence}")
+    out.print(f"{len(chunks)} chunks, {sum(c.tokens for c in chunks):,} tokens")
+    for ordinal, chunk in enumerate(chunks):
+        where = locator_text(chunk)
+        path_text = " > ".join(chunk.heading_path)
+        out.rule(f"#{ordinal} · {chunk.tokens} tokens · {where}" + (f" · {path_text}" if path_text else ""))
+        text = chunk.text if full else _preview(chunk.text)
+        out.print(text, markup=False)
+    return 0
+
+
+def locator_text(chunk) -> str:
+    parts = []
+    if chunk.page_start is not None:
+        parts.append(f"p. {chunk.page_start}" + (f"-{chunk.page_end}" if chunk.page_end != chunk.page_start else ""))
+    if chunk.sheet is not None:
+        parts.append(f"sheet {chunk.sheet}")
+    if chunk.row_start is not None:
+        parts.append(f"rows {chunk.row_start}-{chunk.row_end}")
+    if chunk.slide_start is not None:
+        parts.append(f"slide {chunk.slide_start}" + (f"-{chunk.slide_end}" if chunk.slide_end != chunk.slide_start else ""))
+    parts.append(f"chars {chunk.start}-{chunk.end}")
+    return ", ".join(parts)
+
+
+def _preview(text: str, lines: int = 6) -> str:
+    split = text.split("\n")
+    head = "\n".join(split[:lines])
+    if len(head) > 600:
+        head = head[:600] + "…"
+    return head + (f"\n… ({len(split) - lines} more lines)" if len(split) > lines else "")
+
+
+def print_hits(hits: list[dict]) -> None:
+    out = _console()
+    if not hits:
+        out.print("no results (is the knowledge base empty? run `seams ingest` first)")
+        return
+    for rank, hit in enumerate(hits, start=1):
+        out.rule(f"{rank}. {hit['doc_id']} · {hit['where']} · score {hit['score']:.4f}")
+        if hit.get("heading_path"):
+            out.print(f"[dim]{hit['heading_path']}[/]")
+        out.print(_preview(hit["text"], 8), markup=False)

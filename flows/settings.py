@@ -1,0 +1,85 @@
+"""Settings: one pydantic-settings class, read from ``SEAMS_*`` environment variables and flags.
+
+Every setting that changes what ends up in the index (budget, strategy, overrides, embedder,
+heading prefix) is part of :meth:`Settings.fingerprint`; a changed fingerprint re-indexes the files
+it affects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from splitters import Budget, get_strategy
+
+#: Bump when a change in parsing/splitting code should re-index everything.
+PIPELINE_VERSION = "1"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SEAMS_", extra="ignore")
+
+    db: str = Field(default=".seams/lancedb", description="LanceDB directory or object-store URI")
+    kb: str = Field(default="default", description="knowledge base: a separate pair of tables")
+    embedder: str = Field(default="use-multilingual", description="embedder name (see `seams embedders`)")
+    embed_threads: int = Field(default_factory=lambda: os.cpu_count() or 1)
+    embed_batch: int = 64
+    min_tokens: int = 100
+    max_tokens: int = 1100
+    merge_ceiling: int = 1150
+    strategy: str | None = Field(default=None, description="force one strategy for every file")
+    overrides: dict[str, str] = Field(default_factory=dict, description="glob -> strategy")
+    embed_heading_path: bool = Field(default=False, description="prefix the heading path to the text to embed")
+    max_file_mb: int = 512
+    file_timeout_s: float = 300.0
+    workers: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 1)))
+    batch_files: int = 32
+    allow_mass_delete: bool = False
+
+    @field_validator("kb")
+    @classmethod
+    def _kb_name(cls, value: str) -> str:
+        if not value or not all(c.isalnum() or c in "-_" for c in value):
+            raise ValueError("kb must be letters, digits, '-' or '_'")
+        return value
+
+    @field_validator("strategy")
+    @classmethod
+    def _known_strategy(cls, value: str | None) -> str | None:
+        if value is not None:
+            get_strategy(value)  # raises with the list of known names
+        return value
+
+    @field_validator("overrides")
+    @classmethod
+    def _known_overrides(cls, value: dict[str, str]) -> dict[str, str]:
+        for strategy in value.values():
+            get_strategy(strategy)
+        return value
+
+    @property
+    def budget(self) -> Budget:
+        return Budget(self.min_tokens, self.max_tokens, self.merge_ceiling)
+
+    def fingerprint(self) -> str:
+        """A short hash of everything that shapes the stored chunks and vectors."""
+        shaping = {
+            "pipeline": PIPELINE_VERSION,
+            "budget": [self.min_tokens, self.max_tokens, self.merge_ceiling],
+            "strategy": self.strategy,
+            "overrides": sorted(self.overrides.items()),
+            "embedder": self.embedder,
+            "embed_heading_path": self.embed_heading_path,
+        }
+        return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]
+
+    def db_location(self) -> str:
+        """The database location as the user should see it (absolute for local paths)."""
+        if "://" in self.db:
+            return self.db
+        return str(Path(self.db).expanduser().resolve())

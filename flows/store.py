@@ -1,0 +1,234 @@
+"""The LanceDB store: chunk rows, the manifest of indexed files, and an embedding cache.
+
+A knowledge base ``KB`` is two tables, ``KB__chunks`` and ``KB__manifest``; one KB never reads or
+deletes another's rows. The embedding cache (``embedding_cache``) is keyed by embedder and text
+hash and holds no document rows, so all KBs share it.
+
+Writes: a batch of files' chunks replaces those files' old chunks in one ``merge_insert`` commit
+(keyed on chunk id, deleting the files' rows that are not in the new set), so a reader sees each
+file either as it was or as it is now. The manifest row of a file is written after its chunks: if
+a run dies in between, the next run sees the file as changed and redoes it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+CHUNKS = "chunks"
+MANIFEST = "manifest"
+CACHE = "embedding_cache"
+
+
+def chunk_schema(dim: int) -> pa.Schema:
+    """The one row schema of the chunks table."""
+    return pa.schema([
+        pa.field("chunk_id", pa.string(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("source", pa.string()),  # absolute path when indexed
+        pa.field("root", pa.string()),
+        pa.field("content_hash", pa.string()),
+        pa.field("format", pa.string()),
+        pa.field("strategy", pa.string()),
+        pa.field("rule", pa.string()),
+        pa.field("ordinal", pa.int32()),
+        pa.field("text", pa.string()),
+        pa.field("embed_text", pa.string()),
+        pa.field("tokens", pa.int32()),
+        pa.field("page_start", pa.int32()),
+        pa.field("page_end", pa.int32()),
+        pa.field("sheet", pa.string()),
+        pa.field("row_start", pa.int32()),
+        pa.field("row_end", pa.int32()),
+        pa.field("slide_start", pa.int32()),
+        pa.field("slide_end", pa.int32()),
+        pa.field("heading_path", pa.string()),
+        pa.field("char_start", pa.int64()),
+        pa.field("char_end", pa.int64()),
+        pa.field("embedder", pa.string()),
+        pa.field("dim", pa.int32()),
+        pa.field("config", pa.string()),
+        pa.field("indexed_at", pa.timestamp("us", tz="UTC")),
+        pa.field("vector", pa.list_(pa.float32(), dim)),
+    ])
+
+
+MANIFEST_SCHEMA = pa.schema([
+    pa.field("doc_id", pa.string(), nullable=False),
+    pa.field("root", pa.string()),
+    pa.field("path", pa.string()),
+    pa.field("size", pa.int64()),
+    pa.field("mtime", pa.float64()),
+    pa.field("content_hash", pa.string()),
+    pa.field("config", pa.string()),
+    pa.field("status", pa.string()),
+    pa.field("error_kind", pa.string()),
+    pa.field("error", pa.string()),
+    pa.field("format", pa.string()),
+    pa.field("strategy", pa.string()),
+    pa.field("rule", pa.string()),
+    pa.field("evidence", pa.string()),
+    pa.field("chunks", pa.int32()),
+    pa.field("tokens", pa.int64()),
+    pa.field("indexed_at", pa.timestamp("us", tz="UTC")),
+])
+
+
+def sql_string(value: str) -> str:
+    """A SQL string literal: quotes doubled, so a file name can never widen a predicate."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def in_list(column: str, values: Iterable[str]) -> str:
+    return f"{column} IN ({', '.join(sql_string(v) for v in values)})"
+
+
+@dataclass(frozen=True)
+class Hit:
+    row: dict
+    score: float
+
+
+class Store:
+    def __init__(self, uri: str, kb: str = "default") -> None:
+        import lancedb
+
+        self.uri = uri
+        self.kb = kb
+        self.db = lancedb.connect(uri)
+
+    # -- tables ------------------------------------------------------------------------------
+    def _name(self, table: str) -> str:
+        return f"{self.kb}__{table}"
+
+    def _existing(self) -> set[str]:
+        listed = self.db.list_tables()
+        names = getattr(listed, "tables", listed)
+        return set(names)
+
+    def _open(self, name: str):
+        return self.db.open_table(name) if name in self._existing() else None
+
+    def chunks_table(self, dim: int | None = None):
+        table = self._open(self._name(CHUNKS))
+        if table is None and dim is not None:
+            table = self.db.create_table(self._name(CHUNKS), schema=chunk_schema(dim), exist_ok=True)
+        return table
+
+    def manifest_table(self, create: bool = False):
+        table = self._open(self._name(MANIFEST))
+        if table is None and create:
+            table = self.db.create_table(self._name(MANIFEST), schema=MANIFEST_SCHEMA, exist_ok=True)
+        return table
+
+    # -- manifest ----------------------------------------------------------------------------
+    def manifest(self) -> dict[str, dict]:
+        table = self.manifest_table()
+        if table is None:
+            return {}
+        return {row["doc_id"]: row for row in table.to_arrow().to_pylist()}
+
+    def write_manifest(self, entries: Sequence[dict]) -> None:
+        if not entries:
+            return
+        table = self.manifest_table(create=True)
+        data = pa.Table.from_pylist(list(entries), schema=MANIFEST_SCHEMA)
+        table.merge_insert("doc_id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+
+    def forget(self, doc_ids: Sequence[str]) -> int:
+        """Remove files' chunks and manifest rows (files deleted from the folder)."""
+        if not doc_ids:
+            return 0
+        removed = 0
+        chunks = self.chunks_table()
+        for start in range(0, len(doc_ids), 500):
+            part = doc_ids[start:start + 500]
+            if chunks is not None:
+                before = chunks.count_rows()
+                chunks.delete(in_list("doc_id", part))
+                removed += before - chunks.count_rows()
+            manifest = self.manifest_table()
+            if manifest is not None:
+                manifest.delete(in_list("doc_id", part))
+        return removed
+
+    # -- chunks ------------------------------------------------------------------------------
+    def replace_documents(self, rows: Sequence[dict], doc_ids: Sequence[str], dim: int) -> tuple[int, int]:
+        """Make the given files' chunks exactly ``rows``, in one commit. Returns (written, deleted)."""
+        if not doc_ids:
+            return 0, 0
+        table = self.chunks_table(dim)
+        data = pa.Table.from_pylist(list(rows), schema=chunk_schema(dim))
+        if data.num_rows == 0:
+            before = table.count_rows()
+            table.delete(in_list("doc_id", doc_ids))
+            return 0, before - table.count_rows()
+        result = (
+            table.merge_insert("chunk_id")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .when_not_matched_by_source_delete(in_list("doc_id", doc_ids))
+            .execute(data)
+        )
+        return data.num_rows, int(getattr(result, "num_deleted_rows", 0) or 0)
+
+    def count(self, where: str | None = None) -> int:
+        table = self.chunks_table()
+        if table is None:
+            return 0
+        return table.count_rows(where) if where else table.count_rows()
+
+    def rows(self, columns: Sequence[str] | None = None) -> list[dict]:
+        table = self.chunks_table()
+        if table is None:
+            return []
+        arrow = table.to_arrow()
+        if columns:
+            arrow = arrow.select(list(columns))
+        return arrow.to_pylist()
+
+    def optimize(self) -> None:
+        """Compact small fragments and bring indexes up to date (after large runs)."""
+        for table in (self.chunks_table(), self.manifest_table()):
+            if table is not None:
+                table.optimize(cleanup_older_than=dt.timedelta(minutes=10))
+
+    # -- embedding cache -----------------------------------------------------------------------
+    def cached_vectors(self, embedder: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        table = self._open(CACHE)
+        if table is None or not hashes:
+            return {}
+        found: dict[str, np.ndarray] = {}
+        unique = sorted(set(hashes))
+        for start in range(0, len(unique), 500):
+            part = unique[start:start + 500]
+            where = f"embedder = {sql_string(embedder)} AND {in_list('text_hash', part)}"
+            for row in table.search().where(where).limit(len(part) * 2).to_arrow().to_pylist():
+                found[row["text_hash"]] = np.asarray(row["vector"], dtype=np.float32)
+        return found
+
+    def cache_vectors(self, embedder: str, items: dict[str, np.ndarray]) -> None:
+        if not items:
+            return
+        dim = len(next(iter(items.values())))
+        schema = pa.schema([
+            pa.field("key", pa.string()), pa.field("embedder", pa.string()), pa.field("text_hash", pa.string()),
+            pa.field("vector", pa.list_(pa.float32())),
+        ])
+        rows = [{"key": f"{embedder}:{h}", "embedder": embedder, "text_hash": h, "vector": v.tolist()}
+                for h, v in items.items()]
+        data = pa.Table.from_pylist(rows, schema=schema)
+        table = self._open(CACHE)
+        if table is None:
+            self.db.create_table(CACHE, data=data, exist_ok=True)
+            return
+        table.merge_insert("key").when_not_matched_insert_all().execute(data)
+        del dim
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)

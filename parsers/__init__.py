@@ -1,0 +1,79 @@
+"""Parsers: ``parse(path) -> Document`` for every supported format.
+
+The format is detected from the file's bytes (see :mod:`parsers.detect`), then the registry picks
+the parser. Every failure reaches the caller as a :class:`parsers.errors.ParseError` of one of a
+small set of kinds; nothing else escapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from parsers.delimited import parse_csv
+from parsers.detect import detect_format
+from parsers.docx import parse_docx
+from parsers.errors import ERROR_KINDS, CorruptFile, EmptyFile, ParseError, TooLarge, UnsupportedFile
+from parsers.html import parse_html
+from parsers.model import Block, Document, Locator, PageInfo, Properties, Table
+from parsers.other import parse_with_unstructured
+from parsers.pdf import parse_pdf
+from parsers.pptx import parse_pptx
+from parsers.text import parse_markdown, parse_txt
+from parsers.xlsx import parse_xlsx
+
+Parser = Callable[[Path], Document]
+
+#: Format name -> parser. Formats not listed here go to unstructured (see UNSTRUCTURED_FORMATS).
+PARSERS: dict[str, Parser] = {
+    "pdf": parse_pdf,
+    "xlsx": parse_xlsx,
+    "csv": parse_csv,
+    "pptx": parse_pptx,
+    "docx": parse_docx,
+    "html": parse_html,
+    "md": parse_markdown,
+    "txt": parse_txt,
+}
+UNSTRUCTURED_FORMATS = frozenset({"eml", "epub", "odt", "rtf", "rst", "org", "xml"})
+
+#: Files larger than this are refused before parsing.
+MAX_FILE_BYTES = 512 * 1024 * 1024
+
+
+def parse(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Document:
+    """Parse one file into a Document, or raise a ParseError saying why not."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise CorruptFile(f"cannot read the file: {exc.strerror or exc}") from exc
+    if size == 0:
+        raise EmptyFile("the file is empty (0 bytes)")
+    if size > max_bytes:
+        raise TooLarge(f"{size:,} bytes (limit {max_bytes:,})")
+    try:
+        fmt = detect_format(path)
+        if fmt in PARSERS:
+            document = PARSERS[fmt](path)
+        elif fmt in UNSTRUCTURED_FORMATS:
+            document = parse_with_unstructured(path, fmt)
+        else:
+            raise UnsupportedFile(f"no parser for format {fmt!r}")
+    except ParseError:
+        raise
+    except MemoryError as exc:
+        raise TooLarge("ran out of memory while parsing") from exc
+    except PermissionError as exc:
+        raise CorruptFile(f"cannot read the file: {exc.strerror or exc}") from exc
+    except Exception as exc:  # the parser boundary: no third-party exception escapes
+        raise CorruptFile(f"{type(exc).__name__}: {exc}") from exc
+    if not document.text.strip():
+        raise EmptyFile(f"no extractable text in this {fmt} (scanned images need OCR, which seams does not do)")
+    return document
+
+
+__all__ = [
+    "ERROR_KINDS", "PARSERS", "Block", "Document", "Locator", "PageInfo", "ParseError", "Properties",
+    "Table", "detect_format", "parse",
+]

@@ -1,0 +1,52 @@
+"""Parse errors: one root, a small closed set of kinds.
+
+    ParseError
+    ├── EmptyFile          (kind "empty")        zero bytes or nothing readable inside
+    ├── CorruptFile        (kind "corrupt")      the bytes are not a valid file of the detected type
+    ├── EncryptedFile      (kind "encrypted")    a password is needed to read it
+    ├── UnsupportedFile    (kind "unsupported")  no parser for this type; reported as skipped
+    ├── TooLarge           (kind "too_large")    over a size/row/decompression limit
+    └── ParseTimeout       (kind "timeout")      the per-file time limit ran out
+
+Third-party exceptions are converted at the parser boundary with ``raise ... from exc`` so callers
+only ever see these.
+"""
+
+from __future__ import annotations
+
+
+class ParseError(Exception):
+    kind = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class EmptyFile(ParseError):
+    kind = "empty"
+
+
+class CorruptFile(ParseError):
+    kind = "corrupt"
+
+
+class EncryptedFile(ParseError):
+    kind = "encrypted"
+
+
+class UnsupportedFile(ParseError):
+    kind = "unsupported"
+
+
+class TooLarge(ParseError):
+    kind = "too_large"
+
+
+class ParseTimeout(ParseError):
+    kind = "timeout"
+
+
+ERROR_KINDS = tuple(
+    cls.kind for cls in (EmptyFile, CorruptFile, EncryptedFile, UnsupportedFile, TooLarge, ParseTimeout)
+)

