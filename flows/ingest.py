@@ -6,19 +6,25 @@
 Task granularity is a batch of files, not a file or a chunk: Prefect adds milliseconds per task,
 and LanceDB wants few large commits. Each file's outcome still appears in the run's artifact table.
 CPU-bound cutting runs in worker processes with a per-file time limit; a file that hangs or kills
-its worker fails alone.
+its worker fails alone. Retries are on the store writes only (I/O); a failed file never fails the
+run — the run's final state message says how many files failed.
+
+The data path is written once, in :func:`run_ingest`, over a set of :class:`Steps`: the flow passes
+Prefect tasks, ``bench/orchestrate.py`` passes the same functions bare to measure the overhead.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
+from prefect.states import Completed
 
 from flows.embedders import get_embedder, text_hash
 from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, cut_file, embed_text
@@ -67,8 +73,12 @@ class IngestReport:
     def chunks(self) -> int:
         return sum(f.chunks for f in self.files if f.action in ("added", "updated"))
 
+    def summary(self) -> str:
+        return (f"{self.count('added')} added, {self.count('updated')} updated, {self.count('unchanged')} unchanged, "
+                f"{self.count('deleted')} deleted, {self.failed} failed, {self.count('skipped')} skipped")
 
-#: Called with (FileReport, done, total) as files finish; the CLI sets it to draw its progress bar.
+
+#: Called with (FileReport, done, total) as files finish; the CLI sets it to draw its progress.
 ProgressListener = Callable[[FileReport, int, int], None]
 _listeners: list[ProgressListener] = []
 
@@ -81,6 +91,8 @@ def remove_listener(listener: ProgressListener) -> None:
     if listener in _listeners:
         _listeners.remove(listener)
 
+
+# -- cutting in worker processes ----------------------------------------------------------------
 
 def _mp_context():
     # forkserver/spawn: forking a process that runs Prefect's threads can deadlock the child.
@@ -116,25 +128,23 @@ class Cutter:
             futures = {index: pool.submit(cut_file, refs[index], config) for index in pending}
             pending = []
             for index, future in futures.items():
-                if index in outcomes:
-                    continue
                 try:
                     outcomes[index] = future.result(timeout=self.timeout)
                 except cf.TimeoutError:
                     outcomes[index] = Outcome(refs[index], "", error_kind="timeout",
-                                              error=f"not cut within {self.timeout:.0f} s")
-                    pending = [i for i in futures if i not in outcomes and not futures[i].done()]
-                    for i, other in futures.items():
-                        if i not in outcomes and other.done() and other.exception() is None:
-                            outcomes[i] = other.result()
-                    self._reset()
-                    break
+                                              error=f"not cut within {self.timeout:g} s (SEAMS_FILE_TIMEOUT_S)")
                 except cf.process.BrokenProcessPool:
                     outcomes[index] = Outcome(refs[index], "", error_kind="error",
                                               error="the parser crashed its worker process")
-                    pending = [i for i in futures if i not in outcomes]
-                    self._reset()
-                    break
+                else:
+                    continue
+                # The pool is stuck or broken: keep what finished, kill it, redo the rest.
+                for other_index, other in futures.items():
+                    if other_index not in outcomes and other.done() and not other.cancelled() and other.exception() is None:
+                        outcomes[other_index] = other.result()
+                pending = [i for i in futures if i not in outcomes]
+                self._reset()
+                break
         return [outcomes[i] for i in range(len(refs))]
 
     def close(self) -> None:
@@ -143,13 +153,32 @@ class Cutter:
             self._pool = None
 
 
-@task(name="cut-files", cache_policy=NO_CACHE)
-def cut_files(cutter: Cutter, refs: list[FileRef], config: CutConfig) -> list[Outcome]:
-    return cutter.cut(refs, config)
+_CUTTERS: dict[tuple[int, float], Cutter] = {}
 
 
-@task(name="embed-chunks", cache_policy=NO_CACHE)
-def embed_chunks(outcomes: list[Outcome], settings: Settings, store: Store) -> tuple[dict[str, list[float]], int, int]:
+def _cutter(workers: int, timeout: float) -> Cutter:
+    """One pool per process (the flow's process, or each Dask worker), built on first use and
+    kept for the next batches and runs (starting worker processes costs seconds)."""
+    key = (workers, timeout)
+    if key not in _CUTTERS:
+        _CUTTERS[key] = Cutter(workers, timeout)
+    return _CUTTERS[key]
+
+
+def close_cutters() -> None:
+    while _CUTTERS:
+        _CUTTERS.popitem()[1].close()
+
+
+def cut_batch(refs: list[FileRef], config: CutConfig, workers: int, timeout: float) -> list[Outcome]:
+    if workers <= 0:  # in-process: no pool, no time limit (used where processes are not allowed)
+        return [cut_file(ref, config) for ref in refs]
+    return _cutter(workers, timeout).cut(refs, config)
+
+
+# -- embedding and writing ----------------------------------------------------------------------
+
+def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) -> tuple[dict[str, list[float]], int, int]:
     """Vectors for every chunk text to embed, from the cache where possible. Returns (vectors, new, reused)."""
     embedder = get_embedder(settings.embedder, settings.embed_threads)
     texts = {text_hash(t): t for o in outcomes for t in (embed_text(c, settings.embed_heading_path) for c in o.chunks)}
@@ -165,24 +194,43 @@ def embed_chunks(outcomes: list[Outcome], settings: Settings, store: Store) -> t
     return vectors, len(fresh), len(cached)
 
 
-@task(name="write-chunks", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
-def write_chunks(store: Store, rows: list[dict], doc_ids: list[str], dim: int) -> tuple[int, int]:
+def write_rows(store: Store, rows: list[dict], doc_ids: list[str], dim: int) -> tuple[int, int]:
     return store.replace_documents(rows, doc_ids, dim)
 
 
-@task(name="write-manifest", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
-def write_manifest(store: Store, entries: list[dict]) -> None:
+def write_manifest_rows(store: Store, entries: list[dict]) -> None:
     store.write_manifest(entries)
 
 
-@task(name="forget-deleted", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
-def forget_deleted(store: Store, doc_ids: list[str]) -> int:
+def forget_files(store: Store, doc_ids: list[str]) -> int:
     return store.forget(doc_ids)
 
+
+@dataclass(frozen=True)
+class Steps:
+    """The I/O and CPU steps of an ingest; the flow runs them as Prefect tasks."""
+
+    cut: Callable = cut_batch
+    embed: Callable = embed_outcomes
+    write: Callable = write_rows
+    manifest: Callable = write_manifest_rows
+    forget: Callable = forget_files
+    on_batch: Callable[[int, int], None] = lambda done, total: None
+
+
+cut_task = task(cut_batch, name="cut-files", cache_policy=NO_CACHE)
+embed_task = task(embed_outcomes, name="embed-chunks", cache_policy=NO_CACHE)
+write_task = task(write_rows, name="write-chunks", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
+manifest_task = task(write_manifest_rows, name="write-manifest", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
+forget_task = task(forget_files, name="forget-deleted", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
+
+
+# -- the data path ------------------------------------------------------------------------------
 
 def chunk_rows(outcome: Outcome, settings: Settings, vectors: dict[str, list[float]], dim: int, indexed_at) -> list[dict]:
     rows = []
     decision = outcome.decision
+    fingerprint = settings.fingerprint()
     for ordinal, chunk in enumerate(outcome.chunks):
         to_embed = embed_text(chunk, settings.embed_heading_path)
         rows.append({
@@ -203,7 +251,7 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: dict[str, list[flo
             "slide_start": chunk.slide_start, "slide_end": chunk.slide_end,
             "heading_path": " > ".join(chunk.heading_path),
             "char_start": chunk.start, "char_end": chunk.end,
-            "embedder": settings.embedder, "dim": dim, "config": settings.fingerprint(),
+            "embedder": settings.embedder, "dim": dim, "config": fingerprint,
             "indexed_at": indexed_at,
             "vector": vectors[text_hash(to_embed)],
         })
@@ -223,10 +271,11 @@ def manifest_entry(outcome: Outcome, fingerprint: str, indexed_at) -> dict:
     }
 
 
-def _report(outcome: Outcome, known: bool) -> FileReport:
+def _file_report(outcome: Outcome, known: bool) -> FileReport:
     decision = outcome.decision
     if outcome.error_kind:
-        action = "skipped" if outcome.status == "skipped" else ("kept" if known and outcome.error_kind in KEEP_OLD_CHUNKS else "failed")
+        keeps = known and outcome.error_kind in KEEP_OLD_CHUNKS
+        action = "skipped" if outcome.status == "skipped" else ("kept" if keeps else "failed")
     else:
         action = "updated" if known else "added"
     return FileReport(
@@ -238,15 +287,18 @@ def _report(outcome: Outcome, known: bool) -> FileReport:
     )
 
 
+def _unchanged_report(ref: FileRef, row: dict) -> FileReport:
+    return FileReport(ref.doc_id, ref.root, "unchanged", row["status"], row["format"], row["strategy"],
+                      row["rule"], row["evidence"], row["chunks"], row["tokens"], row["error_kind"], row["error"])
+
+
 def _notify(report: FileReport, done: int, total: int) -> None:
     for listener in list(_listeners):
         listener(report, done, total)
 
 
-@flow(name="seams-ingest", log_prints=False)
-def ingest_flow(paths: list[str], settings: Settings | None = None) -> IngestReport:
-    """Sync the files under ``paths`` into the knowledge base: only what changed is re-cut."""
-    settings = settings or Settings()
+def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps()) -> IngestReport:
+    """Sync the files under ``paths`` into the knowledge base; only what changed is cut again."""
     started = time.perf_counter()
     store = Store(settings.db, settings.kb)
     fingerprint = settings.fingerprint()
@@ -256,25 +308,23 @@ def ingest_flow(paths: list[str], settings: Settings | None = None) -> IngestRep
     total = len(plan.to_cut) + len(plan.unchanged)
     done = 0
     for ref in plan.unchanged:
-        row = manifest[ref.doc_id]
         done += 1
-        file_report = FileReport(ref.doc_id, ref.root, "unchanged", row["status"], row["format"], row["strategy"],
-                                 row["rule"], row["evidence"], row["chunks"], row["tokens"], row["error_kind"], row["error"])
-        report.files.append(file_report)
-        _notify(file_report, done, total)
+        report.files.append(_unchanged_report(ref, manifest[ref.doc_id]))
+        _notify(report.files[-1], done, total)
     touched = [dict(manifest[r.doc_id], mtime=r.mtime, size=r.size) for r in plan.unchanged
                if manifest[r.doc_id]["mtime"] != r.mtime]
     if touched:
-        write_manifest(store, touched)
+        steps.manifest(store, touched)
+    steps.on_batch(done, total)
 
-    embedder = get_embedder(settings.embedder, settings.embed_threads) if plan.to_cut else None
-    config = CutConfig(settings.budget, settings.strategy, dict(settings.overrides), settings.max_file_mb * 1024 * 1024)
-    cutter = Cutter(min(settings.workers, max(1, len(plan.to_cut))), settings.file_timeout_s)
-    try:
+    if plan.to_cut:
+        dim = get_embedder(settings.embedder, settings.embed_threads).dim
+        config = CutConfig(settings.budget, settings.strategy, dict(settings.overrides), settings.max_file_mb * 1024 * 1024)
+        workers = min(settings.workers, len(plan.to_cut)) if settings.workers > 0 else 0
         for start in range(0, len(plan.to_cut), settings.batch_files):
             batch = plan.to_cut[start:start + settings.batch_files]
-            outcomes = cut_files(cutter, batch, config)
-            vectors, fresh, reused = embed_chunks(outcomes, settings, store)
+            outcomes = steps.cut(batch, config, workers, settings.file_timeout_s)
+            vectors, fresh, reused = steps.embed(outcomes, settings, store)
             report.embedded += fresh
             report.reused_vectors += reused
             indexed_at = now()
@@ -285,38 +335,79 @@ def ingest_flow(paths: list[str], settings: Settings | None = None) -> IngestRep
                 if outcome.error_kind and known and outcome.error_kind in KEEP_OLD_CHUNKS:
                     continue  # cannot read it now: its old chunks stay
                 replace_ids.append(outcome.ref.doc_id)
-                rows.extend(chunk_rows(outcome, settings, vectors, embedder.dim, indexed_at))
-            written, deleted = write_chunks(store, rows, replace_ids, embedder.dim)
+                rows.extend(chunk_rows(outcome, settings, vectors, dim, indexed_at))
+            written, deleted = steps.write(store, rows, replace_ids, dim)
             report.rows_written += written
             report.rows_deleted += deleted
-            write_manifest(store, [manifest_entry(o, fingerprint, indexed_at) for o in outcomes])
+            steps.manifest(store, [manifest_entry(o, fingerprint, indexed_at) for o in outcomes])
             for outcome in outcomes:
                 done += 1
-                file_report = _report(outcome, outcome.ref.doc_id in manifest)
-                report.files.append(file_report)
-                _notify(file_report, done, total)
-    finally:
-        cutter.close()
+                report.files.append(_file_report(outcome, outcome.ref.doc_id in manifest))
+                _notify(report.files[-1], done, total)
+            steps.on_batch(done, total)
     if plan.deleted:
-        report.rows_deleted += forget_deleted(store, plan.deleted)
+        report.rows_deleted += steps.forget(store, plan.deleted)
         for doc_id in plan.deleted:
             report.files.append(FileReport(doc_id, manifest[doc_id]["root"], "deleted", "deleted"))
     if len(plan.to_cut) >= 200 or len(plan.deleted) >= 200:
         store.optimize()
     report.seconds = time.perf_counter() - started
-    _log_summary(report)
     return report
 
 
-def _log_summary(report: IngestReport) -> None:
-    try:
-        logger = get_run_logger()
-    except Exception:
-        return
-    logger.info(
-        "%d added, %d updated, %d unchanged, %d deleted, %d failed; %d chunks in %.1f s",
-        report.count("added"), report.count("updated"), report.count("unchanged"), report.count("deleted"),
-        report.failed, report.chunks, report.seconds,
+# -- the flow -----------------------------------------------------------------------------------
+
+def artifact_key(kb: str, what: str) -> str:
+    """Artifact keys allow lowercase letters, digits and dashes only."""
+    return re.sub(r"[^a-z0-9-]+", "-", f"seams-{kb}-{what}".lower()).strip("-")
+
+
+def _publish(report: IngestReport) -> None:
+    from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+    rows = [{
+        "file": f.doc_id, "action": f.action, "status": f.status, "format": f.format, "strategy": f.strategy,
+        "rule": f.rule, "chunks": f.chunks, "tokens": f.tokens,
+        "error": f"{f.error_kind}: {f.error}" if f.error_kind else "",
+    } for f in report.files]
+    create_table_artifact(rows, key=artifact_key(report.kb, "files"),
+                          description=f"Files of this ingest of knowledge base {report.kb!r}")
+    counts = "\n".join(f"| {action} | {report.count(action)} |" for action in
+                       ("added", "updated", "unchanged", "deleted", "failed", "skipped", "kept"))
+    refused = "".join(f"\n\n**Refused** to delete the indexed files of `{root}`: it is empty or missing."
+                      for root in report.refused)
+    create_markdown_artifact(
+        f"# seams ingest — {report.kb}\n\n| action | files |\n|---|---|\n{counts}\n\n"
+        f"{report.chunks} chunks written ({report.rows_written} rows, {report.rows_deleted} deleted), "
+        f"{report.embedded} texts embedded, {report.reused_vectors} vectors reused, {report.seconds:.1f} s.\n\n"
+        f"Database: `{report.db}`{refused}",
+        key=artifact_key(report.kb, "summary"), description="Counts of the last ingest",
     )
+
+
+def _progress_artifact(kb: str) -> Callable[[int, int], None]:
+    from prefect.artifacts import create_progress_artifact, update_progress_artifact
+
+    artifact_id = create_progress_artifact(0.0, key=artifact_key(kb, "progress"),
+                                           description="Files processed in this ingest")
+
+    def update(done: int, total: int) -> None:
+        update_progress_artifact(artifact_id, 100.0 * done / total if total else 100.0)
+
+    return update
+
+
+@flow(name="seams-ingest", log_prints=False, validate_parameters=True)
+def ingest_flow(paths: list[str], settings: Settings | None = None):
+    """Sync folders into a seams knowledge base: parse, classify, cut, embed and write what changed."""
+    settings = settings or Settings()
+    steps = Steps(cut_task, embed_task, write_task, manifest_task, forget_task, _progress_artifact(settings.kb))
+    report = run_ingest(paths, settings, steps)
+    _publish(report)
+    logger = get_run_logger()
     for root in report.refused:
         logger.warning("refused to delete every indexed file of %s (it is empty or missing)", root)
+    message = f"{report.summary()}; {report.chunks} chunks in {report.seconds:.1f} s"
+    logger.info(message)
+    # A failed file never fails the run: the run completes and its message says how many failed.
+    return Completed(message=message, data=report)

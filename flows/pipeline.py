@@ -8,6 +8,7 @@ outcome with an error kind. Embedding and writing happen per batch, across files
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -119,8 +120,10 @@ def embed_text(chunk: Chunk, with_heading_path: bool) -> str:
 
 def walk(root: str | Path) -> list[FileRef]:
     """Files under ``root`` in a stable order. Symlinks are followed only while they stay inside the
-    root, and each real directory is entered once (so symlink loops end); hidden entries are skipped."""
+    root, and each real directory is entered once (so symlink loops end); hidden entries are skipped,
+    and so are paths matching a glob in the root's ``.seamsignore`` (one pattern a line, ``#`` comments)."""
     root_path = Path(root).resolve()
+    ignored = _ignore_patterns(root_path)
     if root_path.is_file():
         stat = root_path.stat()
         return [FileRef(str(root_path.parent), str(root_path), root_path.name, stat.st_size, stat.st_mtime)]
@@ -149,8 +152,21 @@ def walk(root: str | Path) -> list[FileRef]:
                 elif entry.is_file():
                     stat = entry.stat()
                     relative = Path(entry.path).relative_to(root_path).as_posix()
+                    if any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(entry.name, p) for p in ignored):
+                        continue
                     refs.append(FileRef(str(root_path), entry.path, relative, stat.st_size, stat.st_mtime))
             except OSError:
                 continue
     refs.sort(key=lambda r: r.doc_id)
     return refs
+
+
+IGNORE_FILE = ".seamsignore"
+
+
+def _ignore_patterns(root: Path) -> list[str]:
+    try:
+        lines = (root / IGNORE_FILE).read_text("utf-8").splitlines()
+    except OSError:
+        return []
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]

@@ -26,8 +26,8 @@ def _table(db_path: str, kb: str = "default") -> list[dict]:
 @pytest.mark.skipif(not any(EXAMPLES.glob("*")), reason="examples/ not generated yet")
 def test_examples_folder_end_to_end(prefect_harness, db_path):
     report = ingest_flow([str(EXAMPLES)], _settings(db_path))
-    files = sorted(p.name for p in EXAMPLES.iterdir() if p.is_file() and not p.name.startswith(".")
-                   and p.suffix != ".py")
+    files = sorted(p.name for p in EXAMPLES.iterdir()
+                   if p.is_file() and not p.name.startswith(".") and p.suffix not in (".py", ".jsonl"))
     indexed = {f.doc_id: f for f in report.files}
     assert sorted(indexed) == files
     assert all(f.action == "added" and f.chunks > 0 for f in indexed.values()), [
