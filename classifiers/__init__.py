@@ -1,11 +1,25 @@
-"""Classifiers: choose where a document may be cut, by rules, and say which rule decided and why."""
+"""Classifiers: choose where a document may be cut, by rules, and say which rule decided and why.
+
+``classify(gather_facts(doc, tokens, max_tokens, name), rules=build_rules(...), overrides=...)``
+returns a :class:`Decision`. :mod:`classifiers.headings` holds the section-header grammar the
+rules and the ``section`` splitter share.
+"""
 
 from __future__ import annotations
 
-from classifiers.headings import count_markers, is_header_line, pattern_marker
-from classifiers.rules import DEFAULT_RULES, Decision, Facts, Rule, classify, gather_facts
+from classifiers.headings import Heading, count_markers, find_headings, is_header_line, pattern_marker
+from classifiers.rules import (
+    DEFAULT_RULES,
+    Decision,
+    Facts,
+    Rule,
+    build_rules,
+    classify,
+    gather_facts,
+    rule_names,
+)
 
 __all__ = [
-    "DEFAULT_RULES", "Decision", "Facts", "Rule", "classify", "count_markers", "gather_facts",
-    "is_header_line", "pattern_marker",
+    "DEFAULT_RULES", "Decision", "Facts", "Heading", "Rule", "build_rules", "classify", "count_markers",
+    "find_headings", "gather_facts", "is_header_line", "pattern_marker", "rule_names",
 ]

@@ -1,27 +1,55 @@
 """The section-header grammar: which lines open a section, and how deep.
 
 Families, each a pattern on the start of a line:
-- legal: ``제N편`` > ``제N장`` > ``제N절`` > ``제N관`` > ``제N조`` (``제N조의M`` too) and ``부칙``;
-- report markers: ``□``/``■`` > ``○``/``◦`` > ``-``/``·`` (the usual order of Korean government reports);
-- numbered: ``1.``, ``1.1``, ``1.1.1``, ``가.``, ``(1)``, ``1)``, ``가)``, ``①``, ``I.``.
 
-A family's depth is fixed for legal text and otherwise the order in which the family first appears
-in the document, which is how numbering schemes nest in practice. Cross-references are not headers
-("제3조에 따라", "제3조 제1항에 따른", "1.2의 기준"): a header's number must be followed by a space, a
-bracket or the end of the line, and a legal header must not read as a reference right after it.
-Numbered lines inside a running paragraph (a list after "다음과 같다:") are not headers either.
+- legal: ``제N편`` > ``제N장`` > ``제N절`` > ``제N관`` > ``제N조`` (``제N조의M`` too) > ``①`` (a 항 of an
+  article) and ``부칙`` (at the depth of a chapter);
+- attachments: ``붙임 1.``, ``[별첨 2]``, ``별표 1``, ``부록 A``, ``Appendix B`` open a top-level part;
+- report markers: ``□``/``■`` > ``○``/``◦`` > ``-``/``·`` (the order of Korean government reports);
+- numbered: ``I.``, ``1.``, ``1.1``, ``1.1.1``, ``가.``, ``(1)``, ``1)``, ``가)``, ``①``;
+- declared: heading blocks of formats that mark them (DOCX styles, Markdown ``#``, HTML ``<h1>``).
+
+Depth: declared headings keep their level; legal depth is fixed; the other families nest in the
+order they first appear in the document, which is how numbering schemes nest in practice — except
+that ``I.`` > ``1.`` > ``1.1`` > ``1.1.1`` and ``□`` > ``○`` > ``-`` are always in that order.
+
+What is *not* a header, and why:
+
+- cross-references: ``제3조에 따라``, ``제3조 제1항에 따른``, ``제3조(수집)에 따라``, ``1.2의 기준`` — a particle
+  or conjunction right after the number means the line cites a section, it does not open one;
+- numbered lines inside a running paragraph (a list after "다음과 같다:"), long or sentence-like
+  numbered lines, and numbered or dashed items of a format's own list blocks: those are list items;
+- in legal text (two or more article headers), ``1.``/``가.`` are 호/목 of an article, and ``①`` is
+  its 항: a section one level under the article;
+- ``-`` items outside a report that also uses ``□`` or ``○`` (elsewhere a dash is a bullet), and
+  page numbers such as ``- 3 -``;
+- table-of-contents lines: dot leaders and a page number (``제1장 총칙 ······ 3``), or a run of three
+  or more lines ending in non-decreasing page numbers.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-_LEGAL = re.compile(r"^제\s?(\d+)\s?(편|장|절|관|조)(?:의\s?\d+)?(?=$|[\s(（【\[<])")
+from parsers.model import Document
+
+_LEGAL = re.compile(r"^제\s?(\d+)\s?(편|장|절|관|조)(?:의\s?\d+)?")
 _LEGAL_RANK = {"편": 1, "장": 2, "절": 3, "관": 4, "조": 5}
-_APPENDIX = re.compile(r"^부\s?칙(?=$|[\s(（<])")
-_REFERENCE_AFTER = re.compile(r"^\s*(제\s?\d+\s?[항호조]|에\s|에서|의\s?규정|을|를|과|와|및|부터|까지|·|,)")
-_REFERENCE_WORDS = ("에 따라", "에 따른", "에 의한", "에 의하여", "을 준용", "를 준용", "의 규정")
+ARTICLE_RANK = 5
+CLAUSE_RANK = 6  # ① inside legal text: a 항 of the article above it
+_APPENDIX = re.compile(r"^부\s?칙(?=$|[\s(（<〈])")
+_ATTACHMENT = re.compile(
+    r"^(?P<bracket>[\[<〈【(]\s*)?(?:붙\s?임|별\s?첨|별\s?표|별\s?지|첨\s?부|부\s?록|Appendix|Annex)"
+    r"(?:\s*(?:[A-Z]|\d{1,2})(?![A-Za-z\d]))?", re.IGNORECASE)
+_AFTER_ATTACHMENT = re.compile(r"^(?:$|\s|[.:\]>〉】)\-–])")
+_TITLE = re.compile(r"^\s?[(（【\[〔<〈][^)）】\]〕>〉]{0,40}[)）】\]〕>〉]")
+# A cross-reference reads on into a particle or conjunction written against the number ("제3조에",
+# "제3조의 규정", "제3조제1항", "제3조(수집)에 따라") or after one space ("제3조 제1항", "제3조 및 제4조").
+_ATTACHED_REFERENCE = re.compile(r"^(?:에|의|을|를|은|는|이|가|과|와|로|으로|부터|까지|및|또는|내지|제\s?\d|[·ㆍ,、~∼])")
+_SPACED_REFERENCE = re.compile(
+    r"^\s+(?:제\s?\d+\s?(?:항|호|조|목)|및|또는|내지|각\s?호|부터|까지|(?:중|등|에|의)(?=\s|$))")
 
 FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("box", re.compile(r"^[□■◆◇▣](?=\s|$)")),
@@ -39,9 +67,19 @@ FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 #: Families that number items; inside legal text they are 항/호/목 of an article, not sections.
 NUMBERED = frozenset({"dec3", "dec2", "dec1", "roman", "ganada", "paren", "half_paren", "ganada_paren", "circled"})
+#: Families whose relative depth is fixed, whatever order they first appear in.
+_CHAINS: tuple[tuple[str, ...], ...] = (("roman", "dec1", "dec2", "dec3"), ("box", "circle", "dash"))
+_REPORT = frozenset({"box", "circle"})
+_ITEMS = frozenset({"circle", "dash"})  # report items: their lines are content, not titles
+_PAGE_NUMBER = re.compile(r"^[-–]\s*\d{1,4}\s*[-–]$")
 _MAX_NUMBERED_HEADER = 60
-_SENTENCE_END = re.compile(r"[.。!?！？:;]$|다\.?$|음\.?$|함\.?$")
+_SHORT_LINE = 30  # a title, not a line a sentence wrapped out of
+# Korean reports end sentences without a full stop too: "…하고 있음", "…필요함", "…상황임".
+_SENTENCE_END = re.compile(r"[.。!?！？:;]$|[다음함임됨]\.?$")
 _LIST_INTRO = re.compile(r"(:|다음과 같다\.?|다음 각 호.*|as follows\.?|following:?)\s*$")
+_TOC_LEADERS = re.compile(r"(?:[.·ㆍ•∙‧・．]\s?){3,}\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*$", re.IGNORECASE)
+_TOC_PAGE = re.compile(r"(?<=\S)\s+(\d{1,4})$")
+_TOC_RUN = 3
 
 
 @dataclass(frozen=True)
@@ -54,7 +92,9 @@ def legal_marker(line: str) -> Marker | None:
     match = _LEGAL.match(line)
     if match:
         rest = line[match.end():]
-        if _REFERENCE_AFTER.match(rest) or any(w in rest[:24] for w in _REFERENCE_WORDS[:4]):
+        title = _TITLE.match(rest)
+        after = rest[title.end():] if title else rest
+        if _ATTACHED_REFERENCE.match(after) or _SPACED_REFERENCE.match(after):
             return None
         return Marker("legal", _LEGAL_RANK[match.group(2)])
     if _APPENDIX.match(line):
@@ -62,26 +102,64 @@ def legal_marker(line: str) -> Marker | None:
     return None
 
 
+def attachment_marker(line: str) -> Marker | None:
+    """``붙임 1. 운영 계획``, ``[별지 제1호서식]``: an attachment, unless the line cites one ("별표 1에
+    따른", "부록에") or the word goes on ("첨부된")."""
+    match = _ATTACHMENT.match(line)
+    if not match:
+        return None
+    rest = line[match.end():]
+    if not _AFTER_ATTACHMENT.match(rest) or _ATTACHED_REFERENCE.match(rest):
+        return None
+    if match.group("bracket") is None and _SPACED_REFERENCE.match(rest):
+        return None
+    return Marker("attachment", 0)
+
+
+def is_toc_line(line: str) -> bool:
+    """A table-of-contents entry: dot leaders, then a page number."""
+    normalised = line.replace("…", "...").replace("⋯", "...").replace("‥", "..")
+    return bool(_TOC_LEADERS.search(normalised))
+
+
 def pattern_marker(line: str) -> Marker | None:
-    """The family of a candidate header line, before context checks."""
-    legal = legal_marker(line)
+    """The family of a candidate header line, before context checks (``None``: not a header)."""
+    if is_toc_line(line):
+        return None
+    legal = legal_marker(line) or attachment_marker(line)
     if legal is not None:
         return legal
+    if _PAGE_NUMBER.match(line):
+        return None
     for family, pattern in FAMILIES:
         if pattern.match(line):
             return Marker(family, 0)
     return None
 
 
-def is_header_line(line: str, marker: Marker, previous_line: str | None, first_in_block: bool) -> bool:
-    """Context checks that keep list items and wrapped sentences from reading as headers."""
+def is_header_line(line: str, marker: Marker, previous_line: str | None, first_in_block: bool,
+                   previous_header: Marker | None = None) -> bool:
+    """Context checks that keep list items and wrapped sentences from reading as headers.
+
+    A numbered line is a header when it is short, does not read as a sentence, and starts its
+    block, follows a finished sentence or a short title line, or follows a header of another family
+    ("1. 개요" then "1.1 배경"); after a header of its own family it is the next item of a list. After a
+    long unfinished line it is the rest of a wrapped sentence ("…전년 대비\n2. 5% 증가").
+    """
     if marker.family not in NUMBERED:
         return True
     if len(line) > _MAX_NUMBERED_HEADER or _SENTENCE_END.search(line):
         return False
-    if previous_line is not None and _LIST_INTRO.search(previous_line):
+    if previous_line is None or first_in_block:
+        return True
+    if _LIST_INTRO.search(previous_line):
         return False
-    return first_in_block or previous_line is None or bool(_SENTENCE_END.search(previous_line))
+    before = pattern_marker(previous_line)
+    if before is not None and before.family == marker.family:
+        return False  # the next item of a list
+    if previous_header is not None:
+        return True
+    return bool(_SENTENCE_END.search(previous_line)) or len(previous_line) <= _SHORT_LINE
 
 
 _LEGAL_TITLE = re.compile(r"^(제\s?\d+\s?[편장절관조](?:의\s?\d+)?\s?[(（【][^)）】]{0,40}[)）】])")
@@ -91,17 +169,209 @@ LABEL_LIMIT = 60
 def heading_label(line: str, marker: Marker | None) -> str:
     """The text a header contributes to a heading path: an article's number and title, not its body."""
     if marker is not None and marker.family == "legal":
+        if marker.rank == CLAUSE_RANK:
+            return line[0]  # "②": the 항 is cited by its number, its text is body
         titled = _LEGAL_TITLE.match(line)
         if titled:
             return titled.group(1)
     return line if len(line) <= LABEL_LIMIT else line[:LABEL_LIMIT].rstrip() + "…"
 
 
-def count_markers(lines: list[str]) -> dict[str, int]:
-    """How many lines open with each family's marker (for the classifier's first-lines rule)."""
+def count_markers(lines: Iterable[str]) -> dict[str, int]:
+    """How many lines open with each family's marker (no context checks)."""
     counts: dict[str, int] = {}
     for line in lines:
         marker = pattern_marker(line.strip())
         if marker is not None:
             counts[marker.family] = counts.get(marker.family, 0) + 1
     return counts
+
+
+# ------------------------------------------------------------------------------ a whole document
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A line that may open a section, judged on its own and its neighbours (not yet the document)."""
+
+    offset: int  # where the stripped line starts in Document.text
+    end: int  # where it ends (trailing spaces excluded)
+    line: str
+    marker: Marker | None  # None: a heading block the format declared
+    declared: int = 0  # the declared level of a heading block
+    in_list: bool = False  # the line sits in a list block of the format
+    plausible: bool = True  # passed the line-context checks (a "①" sentence may still be a 항 in legal text)
+
+
+@dataclass(frozen=True)
+class Scan:
+    candidates: tuple[Candidate, ...]
+    toc_lines: int  # lines read as a table of contents (not headers)
+    lines: int  # lines read
+
+
+@dataclass(frozen=True)
+class _Line:
+    offset: int
+    end: int
+    text: str
+    block: int
+    first_in_block: bool
+
+
+def scan(doc: Document, max_lines: int | None = None) -> Scan:
+    """Header candidates of a document (or of its first ``max_lines`` text lines), in order."""
+    lines: list[_Line] = []
+    declared: dict[int, list[Candidate]] = {}  # by the position of the text line that follows them
+    for index, (block, (b_start, _)) in enumerate(zip(doc.blocks, doc.spans, strict=True)):
+        if max_lines is not None and len(lines) >= max_lines:
+            break
+        if block.kind == "heading":
+            first = block.text.split("\n")[0].strip()
+            if first:
+                start = b_start + block.text.index(first)
+                end = b_start + len(block.text.rstrip())
+                declared.setdefault(len(lines), []).append(Candidate(start, end, first, None, max(block.level, 1)))
+            continue
+        if block.kind not in ("paragraph", "list_item"):
+            continue
+        offset = b_start
+        first_in_block = True
+        for raw in block.text.split("\n"):
+            stripped = raw.strip()
+            if stripped:
+                start = offset + (len(raw) - len(raw.lstrip()))
+                lines.append(_Line(start, start + len(stripped), stripped, index, first_in_block))
+                first_in_block = False
+            offset += len(raw) + 1
+    toc = _toc_lines(lines)
+    candidates: list[Candidate] = []
+    previous: _Line | None = None
+    previous_marker: Marker | None = None  # of the previous line, header or not
+    previous_header = False
+    header_families: set[str] = set()
+    for position, line in enumerate(lines):
+        candidates.extend(declared.pop(position, ()))
+        same_block = previous is not None and previous.block == line.block
+        marker = pattern_marker(line.text) if position not in toc else None
+        plausible = False
+        if marker is not None:
+            after = previous_marker if same_block else None
+            plausible = is_header_line(line.text, marker, previous.text if same_block else None, line.first_in_block,
+                                       after if previous_header else None)
+            # After an item of another numbering (a list that ended), a family that already opened a
+            # section in this document opens one again: "1. 중소기업 / 2. 소상공인 / 1.2 목적".
+            if (not plausible and after is not None and not previous_header and after.family != marker.family
+                    and marker.family in header_families and is_header_line(line.text, marker, None, True)):
+                plausible = True
+            if plausible or marker.family == "circled":
+                in_list = doc.blocks[line.block].kind == "list_item"
+                candidates.append(Candidate(line.offset, line.end, line.text, marker, in_list=in_list,
+                                            plausible=plausible))
+            if plausible:
+                header_families.add(marker.family)
+        previous, previous_marker, previous_header = line, marker, plausible
+    for position in sorted(declared):  # headings after the last text line
+        candidates.extend(declared[position])
+    return Scan(tuple(candidates), len(toc), len(lines))
+
+
+def _toc_lines(lines: list[_Line]) -> set[int]:
+    """Positions of table-of-contents lines: dot leaders, or runs ending in non-decreasing page numbers."""
+    toc = {i for i, line in enumerate(lines) if is_toc_line(line.text)}
+    run: list[int] = []
+    last_page = -1
+    for i, line in enumerate([*lines, None]):
+        match = _TOC_PAGE.search(line.text) if line is not None else None
+        page = int(match.group(1)) if match else -1
+        if match and page >= last_page and (not run or lines[run[-1]].block + 2 >= line.block):
+            run.append(i)
+            last_page = page
+            continue
+        # A run counts when it is long and some of its lines name sections (not a column of figures).
+        if len(run) >= _TOC_RUN and sum(pattern_marker(_TOC_PAGE.sub("", lines[j].text)) is not None
+                                        for j in run) >= 2:
+            toc.update(run)
+        run, last_page = ([i], page) if match else ([], -1)
+    return toc
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A line that opens a section: where it is, how deep (smaller is higher) and its path label."""
+
+    offset: int  # where the header line starts in Document.text
+    level: int
+    text: str  # the label it contributes to heading paths
+    end: int = 0  # where the header line ends
+    family: str = ""  # "declared", "legal" or a pattern family
+    title: bool = True  # the line is a title only (no sentence, no body text after the label)
+
+
+_DECLARED_BASE = 0  # declared heading levels 1..6 keep their level
+_LEGAL_BASE = 10
+_PATTERN_BASE = 20
+_MIN_ARTICLES = 2
+
+
+def find_headings(doc: Document) -> list[Heading]:
+    """Every header line of the document with its depth, after the document-level context checks."""
+    candidates = scan(doc).candidates
+    families = {c.marker.family for c in candidates if c.marker is not None}
+    articles = sum(1 for c in candidates if c.marker is not None and c.marker == Marker("legal", ARTICLE_RANK))
+    legal = articles >= _MIN_ARTICLES
+    report = bool(families & _REPORT)
+    kept: list[tuple[Candidate, Marker | None]] = []
+    for candidate in candidates:
+        marker = candidate.marker
+        if marker is None:
+            # A declared heading that is also a legal header takes the legal depth, so a chapter
+            # styled as a heading and one typed as a paragraph nest the same way.
+            legal_line = legal_marker(candidate.line)
+            kept.append((candidate, legal_line if legal and legal_line is not None else None))
+            continue
+        if marker.family == "dash" and (not report or candidate.in_list):
+            continue
+        if marker.family in NUMBERED:
+            if legal:
+                if marker.family != "circled":
+                    continue  # 호/목 of an article
+                marker = Marker("legal", CLAUSE_RANK)  # a 항, sentence or not
+            elif candidate.in_list or not candidate.plausible:
+                continue  # an item of the format's own list, or a sentence
+        kept.append((candidate, marker))
+    order = _family_order(m.family for _, m in kept if m is not None and m.family not in ("legal", "attachment"))
+    headings: list[Heading] = []
+    for candidate, marker in kept:
+        if marker is None:
+            level, family = _DECLARED_BASE + candidate.declared, "declared"
+        elif marker.family == "legal":
+            level, family = _LEGAL_BASE + marker.rank, "legal"
+        elif marker.family == "attachment":
+            level, family = _LEGAL_BASE + 1, "attachment"  # a new top-level part, even in legal text
+        else:
+            level, family = _PATTERN_BASE + order[marker.family], marker.family
+        label = heading_label(candidate.line, marker)
+        headings.append(Heading(candidate.offset, level, label, candidate.end, family,
+                                is_title(candidate.line, label, family)))
+    return headings
+
+
+def is_title(line: str, label: str, family: str) -> bool:
+    """Whether a header line is a title, not content: the label is the whole line, it does not read
+    as a sentence, and its family titles sections ("□ 추진 배경", "제2장 총칙" — not "제3조(수집) ① 기관은…",
+    nor a ``○``/``-`` item, which is content even when it ends in a noun, as 개조식 reports write)."""
+    return family not in _ITEMS and label == line and not _SENTENCE_END.search(line)
+
+
+def _family_order(families: Iterable[str]) -> dict[str, int]:
+    """Depth of each pattern family: order of first appearance, fixed order inside each chain."""
+    seen: list[str] = []
+    for family in families:
+        if family not in seen:
+            seen.append(family)
+    for chain in _CHAINS:
+        slots = [i for i, family in enumerate(seen) if family in chain]
+        for slot, family in zip(slots, sorted((seen[i] for i in slots), key=chain.index), strict=True):
+            seen[slot] = family
+    return {family: depth for depth, family in enumerate(seen)}

@@ -1,22 +1,28 @@
 """Rule-based boundary choice: ordered rules, strongest and cheapest signal first.
 
-    extension/format → file name and properties → page geometry and components
-    → first-lines patterns → default
+    extension/format → size → file name and page geometry of slides → first-lines patterns and
+    declared headings → sparse or table-heavy pages → default
+
+Geometry that identifies slides (landscape pages with little text, a deck's name) is certain and
+comes before the patterns. Geometry that only says pages are sparse or tabular does not say where
+a document's seams are: a report with page breaks has few characters per page and clear □/○
+sections. So it decides only when no section structure was found.
 
 A rule is data: a name, the strategy it picks and a test that returns its evidence (a short
 sentence with the numbers it looked at) or ``None``. The first rule that fires decides. Users can
-force a strategy for paths matching a glob, and can reorder, drop or add rules in code.
+force a strategy for paths matching a glob (``classify(..., overrides=)``), and settings can drop
+rules or change the strategy a rule picks without code (:func:`build_rules`); code can add rules.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 
-from classifiers.headings import is_header_line, pattern_marker
+from classifiers.headings import ARTICLE_RANK, scan
 from parsers.model import Document
 
 
@@ -34,6 +40,7 @@ class Facts:
     declared_headings: int
     markers: dict[str, int]  # header-line families seen in the first lines
     max_tokens: int
+    toc_lines: int = 0  # table-of-contents lines in the first lines (dot leaders + page numbers)
 
 
 @dataclass(frozen=True)
@@ -57,22 +64,14 @@ _SLIDE_NAMES = re.compile(r"(slides?|deck|presentation|발표|슬라이드|ppt)"
 def gather_facts(doc: Document, tokens: int, max_tokens: int, relative_name: str | None = None) -> Facts:
     text = doc.text
     table_chars = sum(len(b.text) for b in doc.blocks if b.kind == "table")
+    first = scan(doc, max_lines=FIRST_LINES)
     markers: dict[str, int] = {}
-    seen = 0
-    for block in doc.blocks:
-        if block.kind not in ("paragraph", "list_item"):
-            continue
-        previous = None
-        for index, line in enumerate(block.text.split("\n")):
-            stripped = line.strip()
-            marker = pattern_marker(stripped)
-            if marker is not None and is_header_line(stripped, marker, previous, index == 0):
-                family = "legal_article" if marker.family == "legal" and marker.rank == 5 else marker.family
-                markers[family] = markers.get(family, 0) + 1
-            previous = stripped
-            seen += 1
-        if seen >= FIRST_LINES:
-            break
+    for candidate in first.candidates:
+        marker = candidate.marker
+        if marker is None or not candidate.plausible:
+            continue  # declared headings are counted from the blocks below
+        family = "legal_article" if marker.family == "legal" and marker.rank == ARTICLE_RANK else marker.family
+        markers[family] = markers.get(family, 0) + 1
     return Facts(
         name=relative_name or PurePath(doc.path).name,
         format=doc.format,
@@ -84,6 +83,7 @@ def gather_facts(doc: Document, tokens: int, max_tokens: int, relative_name: str
         declared_headings=sum(1 for b in doc.blocks if b.kind == "heading"),
         markers=markers,
         max_tokens=max_tokens,
+        toc_lines=first.toc_lines,
     )
 
 
@@ -92,7 +92,8 @@ def _when(condition: Callable[[Facts], bool], evidence: Callable[[Facts], str]) 
 
 
 def _section_markers(f: Facts) -> int:
-    return sum(n for family, n in f.markers.items() if family not in ("dash",))
+    # A dash is a bullet as often as a report level, and one attachment line says little.
+    return sum(n for family, n in f.markers.items() if family not in ("dash", "attachment"))
 
 
 DEFAULT_RULES: tuple[Rule, ...] = (
@@ -109,15 +110,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     Rule("slide-like-pages", "page", _when(
         lambda f: f.format == "pdf" and f.landscape_share >= 0.5 and f.chars_per_page < 1200,
         lambda f: f"{f.landscape_share:.0%} landscape pages with {f.chars_per_page:.0f} chars/page")),
-    Rule("sparse-pages", "page", _when(
-        lambda f: f.format == "pdf" and f.chars_per_page < 400,
-        lambda f: f"{f.chars_per_page:.0f} chars/page: little text per page")),
     Rule("legal-articles", "section", _when(
         lambda f: f.markers.get("legal_article", 0) >= 2,
         lambda f: f"{f.markers['legal_article']} article headers (제N조) in the first lines")),
-    Rule("table-heavy", "page", _when(
-        lambda f: f.format == "pdf" and f.table_share >= 0.6,
-        lambda f: f"{f.table_share:.0%} of the text is in tables: pages keep them whole")),
     Rule("declared-headings", "section", _when(
         lambda f: f.declared_headings >= 2,
         lambda f: f"{f.declared_headings} headings declared by the {f.format} file")),
@@ -125,16 +120,61 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         lambda f: _section_markers(f) >= 3,
         lambda f: "section markers in the first lines: "
         + ", ".join(f"{k}×{v}" for k, v in sorted(f.markers.items())))),
+    Rule("table-of-contents", "section", _when(
+        lambda f: f.toc_lines >= 3,
+        lambda f: f"{f.toc_lines} table-of-contents lines: the document lists its own sections")),
+    Rule("sparse-pages", "page", _when(
+        lambda f: f.format == "pdf" and f.chars_per_page < 400,
+        lambda f: f"{f.chars_per_page:.0f} chars/page: little text per page")),
+    Rule("table-heavy", "page", _when(
+        lambda f: f.format == "pdf" and f.table_share >= 0.6,
+        lambda f: f"{f.table_share:.0%} of the text is in tables: pages keep them whole")),
     Rule("pdf-pages", "page", _when(
         lambda f: f.format == "pdf", lambda f: "PDF without section markers: pages are its seams")),
     Rule("default", "general", lambda f: "no stronger signal: paragraphs, then sentences"),
 )
 
 
+def build_rules(
+    disabled: Sequence[str] = (),
+    strategies: Mapping[str, str] | None = None,
+    extra: Sequence[Rule] = (),
+    base: Sequence[Rule] = DEFAULT_RULES,
+) -> tuple[Rule, ...]:
+    """The rule list from settings: ``base`` without the ``disabled`` rules, with the strategy of the
+    rules named in ``strategies`` changed, and ``extra`` rules tried just before the last (default).
+
+    Unknown rule names raise a ``ValueError`` listing the known ones. The default rule cannot be
+    disabled (something must decide); change its strategy instead. Strategy names are not checked
+    here (classifiers do not know the splitters): check them with ``splitters.get_strategy``.
+    """
+    strategies = dict(strategies or {})
+    known = [rule.name for rule in base]
+    unknown = sorted({*disabled, *strategies} - set(known))
+    if unknown:
+        raise ValueError(f"unknown rule name(s) {', '.join(map(repr, unknown))}; known: {', '.join(known)}")
+    if not base or base[-1].name in disabled:
+        raise ValueError(f"the last rule ({base[-1].name if base else 'none'}) decides when no other fires: "
+                         "it cannot be disabled; change its strategy instead")
+    for name, strategy in strategies.items():
+        if not strategy:
+            raise ValueError(f"rule {name!r}: empty strategy name")
+    rules = [replace(rule, strategy=strategies.get(rule.name, rule.strategy)) for rule in base
+             if rule.name not in disabled]
+    clash = sorted({rule.name for rule in extra} & set(known))
+    if clash:
+        raise ValueError(f"extra rule name(s) {', '.join(map(repr, clash))} already used by a default rule")
+    return (*rules[:-1], *extra, rules[-1])
+
+
+def rule_names(rules: Sequence[Rule] = DEFAULT_RULES) -> tuple[str, ...]:
+    return tuple(rule.name for rule in rules)
+
+
 def classify(
     facts: Facts,
     rules: Sequence[Rule] = DEFAULT_RULES,
-    overrides: dict[str, str] | None = None,
+    overrides: Mapping[str, str] | None = None,
 ) -> Decision:
     """The first override whose glob matches the file, else the first rule that fires."""
     for pattern, strategy in (overrides or {}).items():

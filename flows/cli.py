@@ -20,7 +20,7 @@ def _settings(args: argparse.Namespace):
     from flows.settings import Settings
 
     overrides = {}
-    for name in ("db", "kb", "embedder", "strategy", "min_tokens", "max_tokens", "merge_ceiling", "workers"):
+    for name in ("db", "kb", "embedder", "strategy", "min_tokens", "max_tokens", "merge_ceiling", "workers", "runner"):
         value = getattr(args, name, None)
         if value is not None:
             overrides[name] = value
@@ -73,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(ingest)
     _cutting(ingest)
     ingest.add_argument("--workers", type=int, help="parallel parser processes (default: CPU cores)")
+    ingest.add_argument("--runner", help="task runner: local (default), dask (a local cluster of processes) "
+                        "or dask:ADDRESS (an existing Dask scheduler); needs the dask extra")
     ingest.add_argument("--allow-mass-delete", action="store_true",
                         help="let an empty or missing folder remove all of its indexed files")
     ingest.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -92,6 +94,53 @@ def build_parser() -> argparse.ArgumentParser:
     _common(search)
     search.add_argument("--json", action="store_true", help="stable machine-readable output")
     search.set_defaults(run=cmd_search)
+    serve = sub.add_parser(
+        "serve", help="index folders on a schedule (a Prefect deployment; starts a local server if needed)",
+        description="Serve the ingest flow on a schedule. Each run re-indexes only what changed. With no "
+        "PREFECT_API_URL set, a local Prefect server is started (its dashboard comes with it).")
+    serve.add_argument("paths", nargs="+", help="folders or files to index")
+    when = serve.add_mutually_exclusive_group(required=True)
+    when.add_argument("--every", help="interval, e.g. 30s, 10m, 2h, 1d")
+    when.add_argument("--cron", help='cron schedule, e.g. "*/15 * * * *"')
+    serve.add_argument("--no-run-now", action="store_true", help="wait for the schedule instead of running at once")
+    serve.add_argument("--port", type=int, default=4200, help="port of the local Prefect server (default 4200)")
+    _common(serve)
+    _cutting(serve)
+    serve.add_argument("--workers", type=int, help="parallel parser processes (default: CPU cores)")
+    serve.set_defaults(run=cmd_serve)
+
+    dashboard = sub.add_parser("dashboard", help="start the Prefect server and dashboard in the foreground",
+                               description="Start a local Prefect server with its dashboard. Then, in other "
+                               "terminals, export PREFECT_API_URL=http://127.0.0.1:PORT/api and every seams run "
+                               "(ingest, serve, evaluate) shows up there.")
+    dashboard.add_argument("--port", type=int, default=4200)
+    dashboard.set_defaults(run=cmd_dashboard)
+
+    evaluate = sub.add_parser(
+        "evaluate", help="score chunking configurations × retrieval modes on questions with known evidence",
+        description="Cut a collection with seams' document-aware default, your variants and fixed-size "
+        "baselines; write each into its own LanceDB table; retrieve every question (vector, full-text, "
+        "hybrid) and score against the gold excerpts. Writes report.md, CSVs and a plot.")
+    data = evaluate.add_mutually_exclusive_group(required=True)
+    data.add_argument("--chroma", metavar="DIR", help="a Chroma-format benchmark (corpora/*.md + questions_df.csv)")
+    data.add_argument("--folder", metavar="DIR", help="a folder of files (needs --questions)")
+    evaluate.add_argument("--questions", metavar="JSONL",
+                          help='with --folder: lines of {"question": ..., "file": ..., "evidence": [...]}')
+    evaluate.add_argument("--k", "-k", type=int, default=5, help="chunks retrieved per question (default 5)")
+    evaluate.add_argument("--modes", default="vector,fts,hybrid", help="retrieval modes (default vector,fts,hybrid)")
+    evaluate.add_argument("--configs", help="comma-separated configurations (default: seams and the baselines "
+                          "tokens:200/0, tokens:250/125, tokens:400/0, tokens:800/400, recursive:200/0, "
+                          "recursive:400/0, none)")
+    evaluate.add_argument("--variant", action="append", metavar="KEY=VALUE[,KEY=VALUE]",
+                          help="a variant of seams' default, e.g. max=400 or heading=on or strategy=section,max=600 "
+                          "(keys: max, min, ceiling, heading, strategy; repeatable)")
+    evaluate.add_argument("--out", help="report folder (default reports/evaluate-DATASET-EMBEDDER)")
+    evaluate.add_argument("--db", default=".seams/evaluate",
+                          help="evaluation LanceDB directory, keeps the embedding cache (default .seams/evaluate)")
+    evaluate.add_argument("--embedder", default="use-multilingual",
+                          help="embedder for every configuration: use-multilingual (default), minilm, hashing")
+    evaluate.add_argument("--limit", type=int, help="score only the first N questions (a quick look)")
+    evaluate.set_defaults(run=cmd_evaluate)
     return parser
 
 
@@ -145,6 +194,74 @@ def cmd_search(args: argparse.Namespace) -> int:
                          ensure_ascii=False, indent=2, default=str))
     else:
         console.print_hits(hits)
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import os
+
+    from flows.serve import parse_every, serve_folders
+    from flows.server import dashboard_url, local_server
+
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
+    every = parse_every(args.every) if args.every else None
+    settings = _settings(args)
+    # Served runs happen in the background: show their start/finish and summary lines (not task states).
+    os.environ.setdefault("PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL", "INFO")
+    if os.environ.get("PREFECT_API_URL"):
+        print(f"seams: serving on {os.environ['PREFECT_API_URL']}", file=sys.stderr)
+        serve_folders(args.paths, settings, every, args.cron, run_now=not args.no_run_now)
+        return EXIT_OK
+    log_path = str(Path(settings.db_location()).parent / "prefect-server.log") if "://" not in settings.db else None
+    if log_path:
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+    print("seams: starting a local Prefect server (schedules do not run on a temporary one)…", file=sys.stderr)
+    with local_server(args.port, log_path=log_path) as api_url:
+        os.environ["PREFECT_API_URL"] = api_url
+        schedule = f"every {every}" if every else f"cron {args.cron!r}"
+        print(f"seams: dashboard at {dashboard_url(api_url)} — indexing {', '.join(args.paths)} {schedule} "
+              f"into {settings.db_location()} (kb {settings.kb}); Ctrl-C stops", file=sys.stderr)
+        serve_folders(args.paths, settings, every, args.cron, run_now=not args.no_run_now)
+    return EXIT_OK
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    import os
+
+    from flows.server import api_healthy
+
+    api_url = f"http://127.0.0.1:{args.port}/api"
+    if api_healthy(api_url):
+        print(f"seams: a Prefect server already answers at {api_url}; dashboard: http://127.0.0.1:{args.port}")
+        return EXIT_OK
+    print(f"seams: starting the Prefect server; dashboard at http://127.0.0.1:{args.port}\n"
+          f"       in other terminals: export PREFECT_API_URL={api_url}", file=sys.stderr)
+    os.execv(sys.executable, [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
+                              "--port", str(args.port), "--analytics-off", "--no-prompt"])
+    return EXIT_OK  # pragma: no cover - execv does not return
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from flows.evaluate.configs import configurations
+    from flows.evaluate.console import run_evaluate
+
+    source, path = ("chroma", args.chroma) if args.chroma else ("folder", args.folder)
+    if not Path(path).is_dir():
+        raise FileNotFoundError(f"no such folder: {path}")
+    if source == "folder" and not args.questions:
+        raise ValueError("--folder needs --questions FILE.jsonl")
+    if args.questions and not Path(args.questions).is_file():
+        raise FileNotFoundError(f"no such questions file: {args.questions}")
+    configs = [c for c in args.configs.split(",") if c.strip()] if args.configs else None
+    from flows.evaluate.runner import Options
+
+    configurations(configs, args.variant)  # unknown names are usage errors, before any work
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    Options(k=args.k, modes=tuple(modes))
+    run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, args.embedder, args.db,
+                 args.out, args.limit)
     return EXIT_OK
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -22,50 +23,78 @@ def _console(stderr: bool = False) -> Console:
     return console
 
 
+TABLE_ROWS = 40
+
+
 def run_ingest(paths: list[str], settings: Settings, as_json: bool = False):
-    from flows.ingest import add_listener, ingest_flow, remove_listener
+    """Run the ingest flow with a progress bar (or one line per file when not on a terminal)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from flows.ingest import add_listener, flow_for, remove_listener
 
     err = _console(stderr=True)
     out = _console()
     err.print(f"seams: indexing {', '.join(paths)} into [bold]{settings.db_location()}[/] (kb {settings.kb})")
+    progress = Progress(TextColumn("[bold]files"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[chunks]} chunks · {task.fields[errors]} errors · {task.fields[rate]}"),
+                        TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal or as_json)
+    bar = progress.add_task("ingest", total=None, chunks=0, errors=0, rate="")
+    counts = {"chunks": 0, "errors": 0}
+    started = time.perf_counter()
 
     def on_file(report, done: int, total: int) -> None:
-        if report.action == "unchanged" and not as_json:
+        counts["chunks"] += report.chunks if report.action in ("added", "updated") else 0
+        counts["errors"] += report.status == "failed" and report.action != "unchanged"
+        elapsed = max(time.perf_counter() - started, 1e-6)
+        progress.update(bar, completed=done, total=total, chunks=counts["chunks"], errors=counts["errors"],
+                        rate=f"{done / elapsed:.1f} files/s")
+        if report.action == "unchanged" or as_json:
             return
         style = _STYLE.get(report.action, "")
         detail = (f"{report.format} · {report.strategy} ({report.rule}: {report.evidence}) · "
                   f"{report.chunks} chunks, {report.tokens} tokens"
                   if not report.error_kind else f"{report.error_kind}: {report.error}")
-        err.print(f"[{done}/{total}] [{style}]{report.action:9}[/] {report.doc_id}  {detail}")
+        progress.console.print(f"[{done}/{total}] [{style}]{report.action:9}[/] {report.doc_id}  {detail}")
 
     add_listener(on_file)
     try:
-        report = ingest_flow(paths, settings)
+        with progress:
+            report = flow_for(settings)(paths, settings)
     finally:
         remove_listener(on_file)
     if as_json:
         print(json.dumps(_report_json(report), ensure_ascii=False, indent=2, default=str))
         return report
-    table = Table(title=f"seams ingest — {len(report.files)} files", show_lines=False)
-    for column in ("file", "action", "type", "strategy", "rule", "chunks", "tokens", "error"):
-        table.add_column(column, overflow="fold", justify="right" if column in ("chunks", "tokens") else "left")
-    for f in report.files:
-        error = f"{f.error_kind}: {f.error}" if f.error_kind else ""
-        table.add_row(f.doc_id, f"[{_STYLE.get(f.action, '')}]{f.action}[/]", f.format, f.strategy, f.rule,
-                      str(f.chunks) if f.format else "", str(f.tokens) if f.format else "", error)
-    out.print(table)
+    print_summary(out, report)
+    return report
+
+
+def print_summary(out: Console, report) -> None:
+    """The closing table (changed and failed files first, capped) and the counts."""
+    shown = [f for f in report.files if f.action != "unchanged" or f.status == "failed"]
+    shown.sort(key=lambda f: (f.status != "failed", f.doc_id))
+    if shown:
+        table = Table(title=f"seams ingest — {len(report.files)} files", show_lines=False)
+        for column in ("file", "action", "type", "strategy", "rule", "chunks", "tokens", "error"):
+            table.add_column(column, overflow="fold", justify="right" if column in ("chunks", "tokens") else "left")
+        for f in shown[:TABLE_ROWS]:
+            error = f"{f.error_kind}: {f.error}" if f.error_kind else ""
+            table.add_row(f.doc_id, f"[{_STYLE.get(f.action, '')}]{f.action}[/]", f.format, f.strategy, f.rule,
+                          str(f.chunks) if f.format else "", str(f.tokens) if f.format else "", error)
+        out.print(table)
+        if len(shown) > TABLE_ROWS:
+            out.print(f"… and {len(shown) - TABLE_ROWS} more files (seams ingest --json lists them all)")
+    else:
+        out.print(f"all {len(report.files)} files unchanged: nothing parsed, nothing embedded")
     out.print(
-        f"{report.count('added')} added, {report.count('updated')} updated, {report.count('unchanged')} unchanged, "
-        f"{report.count('deleted')} deleted, {report.failed} failed, {report.count('skipped')} skipped · "
-        f"{report.chunks} chunks written, {report.embedded} embedded ({report.reused_vectors} reused) · "
-        f"{report.seconds:.1f} s"
+        f"{report.summary()} · {report.chunks} chunks written, {report.embedded} embedded "
+        f"({report.reused_vectors} reused) · {report.seconds:.1f} s"
     )
     for root in report.refused:
         out.print(f"[yellow]refused to remove the indexed files of {root}: it is empty or missing "
                   f"(use --allow-mass-delete if that is intended)[/]")
     out.print(f"LanceDB: [bold]{report.db}[/] (tables {report.kb}__chunks, {report.kb}__manifest)")
     out.print(f'Next: seams search "your question" --db {report.db} --kb {report.kb}')
-    return report
 
 
 def _report_json(report) -> dict:

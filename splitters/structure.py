@@ -1,20 +1,25 @@
 """Strategies that follow the file's own units: ``page``, ``slide``, ``whole`` and ``general``.
 
-- page: one page a unit (PDF), small pages merge with their neighbours afterwards;
-- slide: one slide a unit (title, body, tables and notes together);
+- page: one page a unit (PDF); a header at the foot of a page moves to the next page's unit, where
+  its body is; small pages merge with their neighbours afterwards;
+- slide: one slide a unit (title, body, tables and notes together); a slide is never re-cut at a
+  header, so nothing moves between slides;
 - whole: the whole document is one unit (the budget step splits it if it is too long);
-- general: one block (paragraph, list item, table) a unit, for text with no other structure.
+- general: one block (paragraph, list item, table) a unit, for text with no other structure; a
+  heading block joins the unit after it.
 """
 
 from __future__ import annotations
 
 from parsers.model import Document
-from splitters.budget import block_units, make_chunk
+from splitters.budget import block_units, keep_headers_with_next, make_chunk
 from splitters.chunk import Budget, Chunk, TokenCounter
+from splitters.outline import Outline
 
 
 def split_pages(doc: Document, count: TokenCounter, budget: Budget) -> list[Chunk]:
-    return block_units(doc, count, key=lambda block: block.locator.page)
+    units = block_units(doc, count, key=lambda block: block.locator.page)
+    return keep_headers_with_next(doc, units, count, Outline.build(doc))
 
 
 def split_slides(doc: Document, count: TokenCounter, budget: Budget) -> list[Chunk]:
@@ -26,4 +31,5 @@ def split_whole(doc: Document, count: TokenCounter, budget: Budget) -> list[Chun
 
 
 def split_general(doc: Document, count: TokenCounter, budget: Budget) -> list[Chunk]:
-    return [make_chunk(doc, s, e, count) for s, e in doc.spans if e > s]
+    units = [make_chunk(doc, s, e, count) for s, e in doc.spans if doc.text[s:e].strip()]
+    return keep_headers_with_next(doc, units, count, Outline.build(doc))

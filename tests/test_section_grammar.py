@@ -1,11 +1,17 @@
-"""The Korean section grammar on real-looking documents, with its traps."""
+"""The Korean section grammar on real-looking documents, with its traps.
+
+Cross-references and in-paragraph list items are not headers; a table of contents is body; a
+header is never left at the end of a chunk whose next chunk holds its body; every chunk carries
+the heading path of what it holds.
+"""
 
 from __future__ import annotations
 
-from classifiers.headings import legal_marker, pattern_marker
-from parsers.model import Block, Document
+import pytest
+
+from classifiers.headings import find_headings, is_toc_line, legal_marker, pattern_marker
+from parsers.model import Block, Document, Locator, PageInfo, Properties
 from splitters import Budget, split_document
-from splitters.section import find_headings
 
 REGULATION = """제1장 총칙
 제1조(목적) 이 규정은 개인정보의 처리 및 보호에 관한 사항을 정함을 목적으로 한다.
@@ -28,18 +34,100 @@ REPORT = """지역 디지털 전환 지원사업 추진계획
 ○ 지역 거점을 중심으로 단계적 지원
 1.2의 기준에 따라 우선순위를 정한다."""
 
+TOC = """목 차
+제1장 총칙 ··························· 1
+제2장 개인정보의 처리 ················· 3
+제3장 안전조치 ························ 7
+1. 개요 .................................. 9
+부칙 …… 12"""
 
-def _doc(text: str) -> Document:
-    return Document("x.txt", "txt", tuple(Block("paragraph", p) for p in text.split("\n\n")))
+LOOSE_TOC = """차례
+1. 개요 3
+2. 추진 현황 5
+3. 추진 계획 8
+4. 기대 효과 12"""
 
 
-def test_cross_references_are_not_headers():
-    assert legal_marker("제3조에 따라 수집된 정보는") is None
-    assert legal_marker("제3조 제1항에 따른 정보") is None
-    assert legal_marker("제3조(수집) 기관은") is not None
-    assert legal_marker("제10조의2(특례) 다만") is not None
+def _doc(text: str, fmt: str = "txt") -> Document:
+    return Document(f"x.{fmt}", fmt, tuple(Block("paragraph", p) for p in text.split("\n\n")))
+
+
+def _lines_doc(lines: list[str]) -> Document:
+    """One block per line, as a PDF parser gives a report whose lines are spaced apart."""
+    return Document("x.pdf", "pdf", tuple(Block("paragraph", line, Locator(page=1)) for line in lines),
+                    Properties(pages=(PageInfo(1, 595, 842, 1000),)))
+
+
+def _glued(doc: Document, chunk) -> bool:
+    """The chunk ends with a header line whose body (or deeper header) is not in it."""
+    headings = find_headings(doc)
+    end = len(doc.text[:chunk.end].rstrip())
+    for index, heading in enumerate(headings):
+        if heading.end != end or heading.offset < chunk.start:
+            continue
+        following = headings[index + 1] if index + 1 < len(headings) else None
+        body = doc.text[heading.end:following.offset if following else len(doc.text)].strip()
+        return bool(body) or (following is not None and following.level > heading.level)
+    return False
+
+
+# -------------------------------------------------------------------------------------- the lines
+
+
+@pytest.mark.parametrize("line", [
+    "제3조에 따라 수집된 정보는", "제3조 제1항에 따른 정보", "제3조(수집)에 따라 수집된", "제3조제1항에 따른",
+    "제3조 각 호의 어느 하나에 해당하는", "제3조 및 제4조에 따른", "제2장의 규정은 준용한다", "제5조 또는 제6조에",
+])
+def test_cross_references_are_not_headers(line):
+    assert legal_marker(line) is None
+
+
+@pytest.mark.parametrize(("line", "rank"), [
+    ("제3조(수집) 기관은", 5), ("제10조의2(특례) 다만", 5), ("제1장 총칙", 2), ("제2절 개인정보의 처리", 3),
+    # a header whose body cites another article is still a header (the citation is further on)
+    ("제4조(제공) 기관은 제3조 제1항에 따른 정보를 제3자에게 제공할 수 없다.", 5),
+    ("제12조(교육) 보호책임자는 제4조제2항제4호에 따른 교육을 실시한다.", 5),
+    ("제3조 삭제 <2020. 1. 1.>", 5), ("부칙", 2), ("부칙 <제123호, 2026. 1. 1.>", 2),
+])
+def test_legal_headers(line, rank):
+    marker = legal_marker(line)
+    assert marker is not None and marker.rank == rank
+
+
+def test_numbered_cross_references_and_page_numbers_are_not_headers():
     assert pattern_marker("1.2의 기준에 따라") is None
     assert pattern_marker("1.2 추진 체계") is not None
+    assert pattern_marker("- 3 -") is None, "a page number, not a dash item"
+    assert pattern_marker("- 수도권 대비 78% 수준") is not None
+
+
+@pytest.mark.parametrize("line", [
+    "제1장 총칙 ······ 3", "1. 개요 .... 5", "제2장 개인정보의 처리 ··········· 12", "부칙 …… 20",
+    "Introduction . . . . . 1", "가. 추진 배경 ・・・・ 4",
+])
+def test_table_of_contents_lines(line):
+    assert is_toc_line(line)
+    assert pattern_marker(line) is None
+
+
+@pytest.mark.parametrize("line", ["제1장 총칙", "1. 개요", "매출은 3.5% 증가했다", "1.1 배경 ... 그리고 3"])
+def test_not_table_of_contents_lines(line):
+    assert not is_toc_line(line)
+
+
+@pytest.mark.parametrize("line", ["붙임 1. 권역별 센터 운영 계획", "[별표 1] 수수료", "[별지 제1호서식] 동의서",
+                                  "부록 A 용어 정리", "Appendix B: Data"])
+def test_attachments_are_headers(line):
+    marker = pattern_marker(line)
+    assert marker is not None and marker.family == "attachment"
+
+
+@pytest.mark.parametrize("line", ["별표 1에 따른 기준", "부록에 수록된 자료", "첨부된 파일은", "별표 1 및 별표 2의"])
+def test_attachment_references_are_not_headers(line):
+    assert pattern_marker(line) is None
+
+
+# ---------------------------------------------------------------------------------- the documents
 
 
 def test_regulation_heading_paths(counter):
@@ -48,30 +136,174 @@ def test_regulation_heading_paths(counter):
     texts = [h.text for h in headings]
     assert texts[0] == "제1장 총칙"
     assert not any(t.startswith("제3조에 따라") for t in texts)
-    assert not any(t.startswith("1. ") for t in texts), "items inside an article are not sections"
+    assert not any(t.startswith(("1. ", "2. ")) for t in texts), "호 inside an article are not sections"
+    assert "제4조(제공)" in texts, "a header citing another article further on is still a header"
+    assert "②" in texts, "① ② are 항: a level under their article"
     chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
     article3 = next(c for c in chunks if "제3조(수집)" in c.text)
     assert article3.heading_path == ("제2장 개인정보의 처리", "제3조(수집)")
     assert article3.text.startswith("제2장 개인정보의 처리\n제3조(수집)"), "a body-less chapter title opens its first article"
-    # the chapter title is kept with the first article after it, never at the end of a chunk
     for chunk in chunks:
         assert not chunk.text.rstrip().endswith(("제2장 개인정보의 처리", "제1장 총칙"))
+        assert not _glued(doc, chunk)
     cross = next(c for c in chunks if "제3조에 따라 수집된" in c.text)
-    assert cross.heading_path[-1].startswith("제3조(수집)")
+    assert cross.heading_path[:2] == ("제2장 개인정보의 처리", "제3조(수집)")
+    article4 = next(c for c in chunks if c.text.startswith("제4조(제공)"))
+    assert article4.heading_path == ("제2장 개인정보의 처리", "제4조(제공)")
+
+
+def test_clauses_on_their_own_lines_are_sections_under_their_article(counter):
+    doc = _doc("제1장 총칙\n제1조(목적) 이 규정은 목적을 정한다.\n제2조(수집)\n① 기관은 정보를 수집할 수 있다.\n"
+               "② 제1항에 따라 수집한 정보는 목적 외로 이용할 수 없다.\n1. 법령에 근거가 있는 경우\n"
+               "2. 정보주체의 동의를 받은 경우")
+    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    paths = [c.heading_path for c in chunks]
+    assert ("제1장 총칙", "제2조(수집)", "①") in paths
+    clause2 = next(c for c in chunks if c.text.startswith("②"))
+    assert clause2.heading_path == ("제1장 총칙", "제2조(수집)", "②")
+    assert "2. 정보주체의 동의를 받은 경우" in clause2.text, "호 stay in their 항"
+    merged = split_document(doc, "section", counter, Budget(100, 1100, 1150))
+    assert [c.heading_path for c in merged] == [("제1장 총칙",)], "small siblings merge under their parent's path"
 
 
 def test_report_markers_nest(counter):
     doc = _doc(REPORT)
     chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
     paths = [c.heading_path for c in chunks]
-    assert ("□ 추진 배경", "○ 지역 간 디지털 격차가 확대되고 있음", "- 수도권 대비 비수도권의 디지털 역량 지수는 78% 수준") in paths
+    # A "○" sentence with "-" details under it is one section: the details are its body.
+    first = next(c for c in chunks if c.text.startswith("□ 추진 배경"))
+    assert first.heading_path == ("□ 추진 배경", "○ 지역 간 디지털 격차가 확대되고 있음")
+    assert "- 수도권 대비" in first.text
     assert ("□ 추진 배경", "○ 중소기업의 디지털 전환 수요가 증가") in paths, "a sibling pops the deeper level"
-    assert ("□ 추진 방향", "○ 지역 거점을 중심으로 단계적 지원") in paths
-    assert all(not c.text.rstrip().endswith("□ 추진 방향") for c in chunks)
+    last = next(c for c in chunks if c.text.startswith("□ 추진 방향"))
+    assert last.heading_path == ("□ 추진 방향", "○ 지역 거점을 중심으로 단계적 지원")
+    assert "1.2의 기준에 따라" in last.text, "a cross-reference is body"
+    assert all(not _glued(doc, c) for c in chunks)
 
 
 def test_small_sections_merge_within_their_top_level_section(counter):
     doc = _doc(REPORT)
     chunks = split_document(doc, "section", counter, Budget(100, 1100, 1150))
     assert len(chunks) == 3  # title preamble, □ 추진 배경, □ 추진 방향: siblings merged, tops kept apart
+    assert chunks[0].heading_path == ()
     assert chunks[1].text.startswith("□ 추진 배경") and chunks[2].text.startswith("□ 추진 방향")
+    assert chunks[1].heading_path == ("□ 추진 배경",), "a merge of two ○ sections carries their parent's path"
+
+
+def test_report_families_keep_their_order_whatever_comes_first(counter):
+    doc = _lines_doc(["○ 서문에 먼저 나오는 항목이 있음", "□ 추진 배경", "○ 격차가 확대되고 있음", "- 세부 내용이 있음",
+                      "□ 추진 방향", "○ 거점 중심으로 지원함"])
+    levels = {h.text[0]: h.level for h in find_headings(doc)}
+    assert levels["□"] < levels["○"] < levels["-"]
+
+
+def test_chapters_without_articles_keep_numbered_sections(counter):
+    doc = _doc("제1장 서론\n1. 연구 배경\n연구의 배경은 다음과 같이 정리된다.\n2. 연구 목적\n목적은 두 가지이다.\n"
+               "제2장 본론\n1. 현황\n현황을 살펴본다.")
+    texts = [h.text for h in find_headings(doc)]
+    assert texts == ["제1장 서론", "1. 연구 배경", "2. 연구 목적", "제2장 본론", "1. 현황"]
+    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    assert chunks[-1].heading_path == ("제2장 본론", "1. 현황")
+
+
+def test_numbered_lines_after_a_list_intro_or_in_a_list_are_items(counter):
+    doc = _doc("1. 개요\n1.1 배경\n지원 대상은 다음과 같다:\n1. 중소기업\n2. 소상공인\n1.2 목적\n목적은 격차 해소이다.")
+    texts = [h.text for h in find_headings(doc)]
+    assert texts == ["1. 개요", "1.1 배경", "1.2 목적"], "a numbered header after another family's header counts"
+    md = Document("x.md", "md", (Block("heading", "설치", level=1), Block("list_item", "1. 내려받기\n2. 설치하기"),
+                                 Block("list_item", "- 옵션 하나\n- 옵션 둘")))
+    assert [h.text for h in find_headings(md)] == ["설치"], "a format's own list items are not sections"
+
+
+def test_dash_items_are_sections_only_in_reports():
+    plain = _doc("회의 결과\n- 예산안 확정\n- 일정 조정")
+    assert find_headings(plain) == []
+    report = _doc("□ 회의 결과\n- 예산안 확정\n- 일정 조정")
+    assert [h.text for h in find_headings(report)] == ["□ 회의 결과", "- 예산안 확정", "- 일정 조정"]
+
+
+def test_table_of_contents_is_body(counter):
+    doc = _doc(TOC + "\n\n" + REGULATION)
+    texts = [h.text for h in find_headings(doc)]
+    assert texts.count("제1장 총칙") == 1 and texts.count("제2장 개인정보의 처리") == 1
+    assert not any("···" in t or "...." in t or "……" in t for t in texts)
+    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    assert chunks[0].text.startswith("목 차") and chunks[0].heading_path == ()
+    assert "부칙 …… 12" in chunks[0].text, "the whole table of contents is one preamble"
+
+
+def test_table_of_contents_without_leaders_is_body():
+    doc = _doc(LOOSE_TOC + "\n\n1. 개요\n본문이다.\n2. 추진 현황\n현황이다.")
+    texts = [h.text for h in find_headings(doc)]
+    assert texts == ["1. 개요", "2. 추진 현황"], "page-numbered lines in a run are a table of contents"
+
+
+def test_attachment_opens_a_top_level_part(counter):
+    doc = _lines_doc(["1. 개요", "□ 추진 배경", "○ 격차가 확대되고 있음", "붙임 1. 센터 운영 계획", "□ 기존 센터",
+                      "○ 5개소를 운영하고 있음"])
+    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    last = chunks[-1]
+    assert last.heading_path == ("붙임 1. 센터 운영 계획", "□ 기존 센터", "○ 5개소를 운영하고 있음")
+    assert not any(c.text.rstrip().endswith("붙임 1. 센터 운영 계획") for c in chunks)
+
+
+def test_header_at_the_foot_of_a_page_moves_to_the_next_page(counter):
+    lines = [("□ 추진 배경", 1), ("○ 지역 간 디지털 격차가 확대되고 있음 " * 3, 1), ("□ 추진 방향", 1),
+             ("- 1 -", 1), ("○ 거점 중심으로 단계적으로 지원함 " * 3, 2)]
+    blocks = tuple(Block("furniture" if text == "- 1 -" else "paragraph", text.strip(), Locator(page=page))
+                   for text, page in lines)
+    doc = Document("r.pdf", "pdf", blocks, Properties(pages=(PageInfo(1, 595, 842, 900), PageInfo(2, 595, 842, 900))))
+    chunks = split_document(doc, "page", counter, Budget(0, 1100, 1150))
+    assert len(chunks) == 2
+    assert chunks[0].text.endswith("확대되고 있음")
+    assert chunks[1].text.startswith("□ 추진 방향") and (chunks[1].page_start, chunks[1].page_end) == (1, 2)
+    assert chunks[1].heading_path[0] == "□ 추진 방향" and chunks[1].heading_path[1].startswith("○ 거점")
+
+
+def test_split_pieces_never_end_with_a_header(counter):
+    body = "정부는 지역 디지털 전환을 지원하기 위하여 거점 센터를 확충한다. " * 6
+    doc = _doc("\n".join(f"{n}. 제목 {n}\n{body.strip()}" for n in range(1, 13)))
+    for budget in (Budget(0, 60, 60), Budget(0, 75, 80), Budget(20, 90, 100)):
+        for strategy in ("section", "general", "whole", "page"):
+            chunks = split_document(doc, strategy, counter, budget)
+            assert all(c.tokens <= budget.merge_ceiling for c in chunks)
+            assert not [c.text[-30:] for c in chunks if _glued(doc, c)], (strategy, budget)
+
+
+# ------------------------------------------------------------------------------------ real files
+
+
+def test_korean_report_pdf(tmp_path, counter):
+    files = pytest.importorskip("fixtures.files")
+    from classifiers import classify, gather_facts
+    from parsers import parse
+
+    doc = parse(files.make_korean_report_pdf(tmp_path / "report.pdf"))
+    decision = classify(gather_facts(doc, counter(doc.text), 300, "report.pdf"))  # not short at 300
+    assert decision.strategy == "section"
+    texts = [h.text for h in find_headings(doc)]
+    assert texts.count("2026년 지역 디지털 전환 지원사업 추진계획") <= 1, "the running header is not a section"
+    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    task = next(c for c in chunks if "(과제1)" in c.text)
+    assert task.heading_path[:2] == ("3. 추진 계획", "□ 세부 추진 과제")
+    table = next(c for c in chunks if "지원 기업 수" in c.text)
+    assert table.heading_path[:2] == ("2. 추진 현황", "□ 연도별 지원 실적")
+    assert all(not _glued(doc, c) for c in chunks)
+    merged = split_document(doc, "section", counter, Budget())
+    assert {c.heading_path[:1] for c in merged} >= {("1. 개요",), ("2. 추진 현황",), ("3. 추진 계획",)}
+
+
+def test_regulation_pdf(tmp_path, counter):
+    files = pytest.importorskip("fixtures.files")
+    from classifiers import classify, gather_facts
+    from parsers import parse
+
+    doc = parse(files.make_regulation(tmp_path / "규정.pdf"))
+    decision = classify(gather_facts(doc, counter(doc.text), 300, "규정.pdf"))
+    assert (decision.strategy, decision.rule) == ("section", "legal-articles")
+    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    article = next(c for c in chunks if "제4조(수집·이용)" in c.text)
+    assert article.heading_path[:2] == ("제2장 개인정보의 처리", "제4조(수집·이용)")
+    assert article.text.startswith("제2장 개인정보의 처리")
+    assert "1. 정보주체의 동의를 받은 경우" in "".join(c.text for c in chunks if c.heading_path[1:2] == ("제4조(수집·이용)",))
+    assert all(not _glued(doc, c) for c in chunks)

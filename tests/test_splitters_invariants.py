@@ -2,60 +2,73 @@
 
 - every chunk maps back: ``chunk.text == chunk.header + doc.text[start:end]``;
 - no text lost: the chunks' spans cover every non-space character of the document;
-- within budget: no chunk over the merge ceiling, none empty; splits stay within the max;
+- within budget: split pieces are within the max, merges of pieces within the merge ceiling, and
+  a chunk under the min has no neighbour of its group it could still join;
 - deterministic: the same document cuts the same way twice;
-- tables: a chunk that starts inside a table (after its header rows) repeats the header.
+- tables: a chunk that holds rows of a table but not its start repeats the header rows, and a
+  chunk starts and ends on row boundaries inside a table;
+- headers: no chunk ends with a header whose body (or deeper header) is in the next chunk;
+- heading paths: on documents generated from a known outline (Korean report markers, legal
+  chapters/articles/clauses, numbered sections, declared headings), the grammar finds exactly the
+  outline's headers, and each chunk's heading path is the common prefix of the paths of what it
+  holds; in the ``section`` strategy no chunk mixes two top-level sections.
 """
 
 from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from classifiers.headings import find_headings
 from parsers.model import Block, Document, Locator, PageInfo, Properties, Table
 from splitters import STRATEGIES, Budget, split_document
 
 WORDS = ["정부는", "지역", "디지털", "전환을", "지원한다.", "The", "report", "covers", "budget", "items.",
          "제3조에", "따라", "1.2의", "기준", "data", "표", "합계", "growth", "매출이", "증가했다."]
 MARKERS = ["□ ", "○ ", "- ", "1. ", "가. ", "제1조(목적) ", "제2장 총칙", "## ", ""]
+DOCUMENT_AWARE = sorted(STRATEGIES)
+ALL = [*DOCUMENT_AWARE, "tokens:50/10", "recursive:60/0", "none"]
 
 small_budget = Budget(min_tokens=20, max_tokens=120, merge_ceiling=130)
+examples = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@st.composite
-def sentences(draw, min_words=1, max_words=40):
-    words = draw(st.lists(st.sampled_from(WORDS), min_size=min_words, max_size=max_words))
-    return " ".join(words)
+def _sentence(rnd: random.Random, low: int = 1, high: int = 40) -> str:
+    return " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(low, high)))
 
 
 @st.composite
 def documents(draw):
-    blocks = []
+    """Mixed blocks over a few pages. Hypothesis draws the seed and the shape; the words come from
+    a seeded generator (drawing every word through Hypothesis is slow and shrinks no better)."""
+    rnd = random.Random(draw(st.integers(0, 2**32 - 1)))
     pages = draw(st.integers(1, 4))
-    infos = []
+    kinds = ["paragraph", "paragraph", "heading", "list_item", "table", "furniture"]
+    blocks = []
     for page in range(1, pages + 1):
-        for _ in range(draw(st.integers(0, 5))):
-            kind = draw(st.sampled_from(["paragraph", "paragraph", "heading", "list_item", "table"]))
-            loc = Locator(page=page)
+        loc = Locator(page=page)
+        for kind in draw(st.lists(st.sampled_from(kinds), max_size=5)):
             if kind == "table":
-                width = draw(st.integers(1, 4))
-                n_rows = draw(st.integers(1, 40))
-                rows = tuple(tuple(draw(sentences(1, 3)) for _ in range(width)) for _ in range(n_rows))
-                table = Table(rows, header_rows=min(draw(st.integers(1, 2)), n_rows))
+                width, n_rows = rnd.randint(1, 4), draw(st.integers(1, 40))
+                rows = tuple(tuple(_sentence(rnd, 1, 3) for _ in range(width)) for _ in range(n_rows))
+                table = Table(rows, header_rows=min(rnd.randint(1, 2), n_rows))
                 blocks.append(Block("table", table.render(), loc, table=table))
             elif kind == "heading":
-                blocks.append(Block("heading", draw(sentences(1, 4)), loc, level=draw(st.integers(1, 3))))
+                blocks.append(Block("heading", _sentence(rnd, 1, 4), loc, level=rnd.randint(1, 3)))
+            elif kind == "furniture":
+                blocks.append(Block("furniture", f"- {page} -", loc))
             else:
-                lines = [draw(st.sampled_from(MARKERS)) + draw(sentences()) for _ in range(draw(st.integers(1, 6)))]
-                blocks.append(Block(kind, "\n".join(line.strip() for line in lines), loc))
-        infos.append(PageInfo(page, 595, 842, 100))
+                lines = [(rnd.choice(MARKERS) + _sentence(rnd)).strip() for _ in range(rnd.randint(1, 6))]
+                blocks.append(Block(kind, "\n".join(lines), loc))
     if not blocks:
-        blocks.append(Block("paragraph", draw(sentences()), Locator(page=1)))
-    return Document("generated.pdf", "pdf", tuple(blocks), Properties(pages=tuple(infos)))
-
-
-ALL = [*sorted(STRATEGIES), "tokens:50/10", "recursive:60/0", "none"]
+        blocks.append(Block("paragraph", _sentence(rnd), Locator(page=1)))
+    infos = tuple(PageInfo(page, 595, 842, 100) for page in range(1, pages + 1))
+    return Document("generated.pdf", "pdf", tuple(blocks), Properties(pages=infos))
 
 
 def covered(doc: Document, chunks) -> bool:
@@ -66,8 +79,38 @@ def covered(doc: Document, chunks) -> bool:
     return all(m or ch.isspace() for m, ch in zip(mask, doc.text, strict=True))
 
 
+def content_end(doc: Document, end: int) -> int:
+    """Where a span's content ends: before trailing whitespace and furniture blocks."""
+    while True:
+        end = len(doc.text[:end].rstrip())
+        block = next((i for i, (s, e) in enumerate(doc.spans) if s < end <= e), None)
+        if block is None or doc.blocks[block].kind != "furniture":
+            return end
+        end = doc.spans[block][0]
+
+
+def glued_headers(doc: Document, chunks) -> list[str]:
+    """Chunks that end with a header whose body, or a deeper header, comes after the chunk."""
+    headings = find_headings(doc)
+    furniture = [(s, e) for b, (s, e) in zip(doc.blocks, doc.spans, strict=True) if b.kind == "furniture"]
+    bad = []
+    for chunk in chunks:
+        end = content_end(doc, chunk.end)
+        for index, heading in enumerate(headings):
+            if heading.end != end or heading.offset < chunk.start:
+                continue
+            following = headings[index + 1] if index + 1 < len(headings) else None
+            after = list(doc.text[heading.end:following.offset if following else len(doc.text)])
+            for s, e in furniture:
+                for i in range(max(s, heading.end), min(e, heading.end + len(after))):
+                    after[i - heading.end] = " "
+            if "".join(after).strip() or (following is not None and following.level > heading.level):
+                bad.append(chunk.text[-40:])
+    return bad
+
+
 @pytest.mark.parametrize("strategy", ALL)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@examples
 @given(doc=documents())
 def test_invariants(strategy, doc, counter):
     chunks = split_document(doc, strategy, counter, small_budget)
@@ -77,16 +120,62 @@ def test_invariants(strategy, doc, counter):
         assert chunk.text.strip(), "no empty chunk"
         assert chunk.tokens == counter(chunk.text)
     assert covered(doc, chunks), "every non-space character is in some chunk"
-    if STRATEGIES.get(strategy) is not None:
+    assert [c.start for c in chunks] == sorted(c.start for c in chunks), "chunks in document order"
+    if strategy in STRATEGIES:
         assert all(c.tokens <= small_budget.merge_ceiling for c in chunks)
-        for block, (start, end) in zip(doc.blocks, doc.spans, strict=True):
-            if block.table is None:
-                continue
-            header_end = start + len(block.table.header_text)
-            for chunk in chunks:
-                if header_end < chunk.start < end:
-                    assert chunk.text.startswith(block.table.header_text), "table chunk repeats its header"
+        assert all(c.end <= d.start for c, d in itertools.pairwise(chunks)), "no overlap"
+        check_tables(doc, chunks, counter)
+        assert not glued_headers(doc, chunks), "a header is never left at the end of a chunk"
     assert split_document(doc, strategy, counter, small_budget) == chunks, "deterministic"
+
+
+def check_tables(doc: Document, chunks, counter, budget: Budget = small_budget) -> None:
+    """Header rows repeated, and cuts inside a table only between rows (or inside a row too long
+    to fit the max with the header)."""
+    for block, (start, end) in zip(doc.blocks, doc.spans, strict=True):
+        if block.table is None:
+            continue
+        table = block.table
+        header_end = start + len(table.header_text)
+        cuts = {start, end}
+        position = start
+        long_rows = []
+        for index in range(len(table.rows)):
+            row = table.row_text(index)
+            if index >= table.header_rows and counter(table.header_text + "\n" + row) > budget.max_tokens:
+                long_rows.append((position, position + len(row)))
+            cuts.update((position, position + len(row)))
+            position += len(row) + 1
+        has_data = len(table.rows) > table.header_rows
+        for chunk in chunks:
+            if header_end < chunk.end and chunk.start < end and chunk.start > start:
+                assert chunk.text.startswith(table.header_text + "\n"), "table chunk repeats its header"
+            if has_data and chunk.end == header_end:
+                raise AssertionError("a table's header rows are not left without a data row")
+            for edge in (chunk.start, chunk.end):
+                if start < edge < end and edge not in cuts:
+                    assert any(s < edge < e for s, e in long_rows), "a table is cut between rows"
+
+
+@pytest.mark.parametrize("strategy", DOCUMENT_AWARE)
+@examples
+@given(doc=documents(), low=st.integers(5, 60))
+def test_merges_join_whole_pieces_within_the_ceiling(strategy, doc, low, counter):
+    budget = Budget(low, small_budget.max_tokens, small_budget.merge_ceiling)
+    pieces = split_document(doc, strategy, counter, Budget(0, budget.max_tokens, budget.merge_ceiling))
+    assert all(p.tokens <= budget.max_tokens for p in pieces), "no piece over the max after a split"
+    chunks = split_document(doc, strategy, counter, budget)
+    starts = {p.start: i for i, p in enumerate(pieces)}
+    ends = {p.end: i for i, p in enumerate(pieces)}
+    for chunk in chunks:
+        first, last = starts.get(chunk.start), ends.get(chunk.end)
+        assert first is not None and last is not None and first <= last, "a merge joins whole pieces"
+        assert chunk.tokens <= (budget.max_tokens if first == last else budget.merge_ceiling)
+        assert len({p.group for p in pieces[first:last + 1]}) == 1, "never merged across groups"
+    for a, b in itertools.pairwise(chunks):
+        if a.group == b.group and min(a.tokens, b.tokens) < budget.min_tokens:
+            joined = counter(a.header + doc.text[a.start:b.end])
+            assert joined > budget.merge_ceiling, "a small chunk joins a neighbour whenever it fits"
 
 
 def test_over_long_unit_is_split_at_sentences_not_truncated(counter):
@@ -130,3 +219,181 @@ def test_sheet_rows_repeat_header_and_never_split(counter):
         assert chunk.sheet == "월별" and chunk.row_start is not None and chunk.row_end >= chunk.row_start
     assert seen == [table.row_text(i) for i in range(1, len(table.rows))]
     assert chunks[0].row_start == 1 and chunks[-1].row_end == 301
+
+
+@pytest.mark.parametrize("strategy", ["section", "page", "general", "whole"])
+def test_big_tables_inside_documents_follow_the_sheet_rules(strategy, counter):
+    rows = tuple((f"{2000 + i}년", f"지역 {i}", f"{i * 37:,}", "비고 없음") for i in range(120))
+    table = Table((("연도", "지역", "금액(백만원)", "비고"), ("", "", "(단위)", ""), *rows), header_rows=2)
+    blocks = (
+        Block("paragraph", "1. 개요", Locator(page=1)),
+        Block("paragraph", "정부는 지역별 지원 실적을 다음 표로 정리하였다.", Locator(page=1)),
+        Block("table", table.render(), Locator(page=1), table=table),
+        Block("paragraph", "2. 향후 계획", Locator(page=2)),
+        Block("paragraph", "표의 실적을 바탕으로 내년 예산을 편성한다.", Locator(page=2)),
+    )
+    doc = Document("r.pdf", "pdf", blocks, Properties(pages=(PageInfo(1, 595, 842, 4000), PageInfo(2, 595, 842, 100))))
+    budget = Budget(50, 250, 270)
+    chunks = split_document(doc, strategy, counter, budget)
+    table_start, table_end = doc.spans[2]
+    holding = [c for c in chunks if c.start < table_end and c.end > table_start]
+    assert len(holding) > 3
+    data_rows = {table.row_text(i) for i in range(2, len(table.rows))}
+    for chunk in holding:
+        assert chunk.tokens <= budget.merge_ceiling
+        if chunk.start > table_start:
+            assert chunk.header == table.header_text + "\n", "header rows repeated"
+        body_rows = [line for line in doc.text[max(chunk.start, table_start):min(chunk.end, table_end)].split("\n")]
+        assert all(line in data_rows or line in table.header_text.split("\n") for line in body_rows), "whole rows"
+    assert holding[0].text.startswith("1. 개요"), "the header before the table stays with it"
+
+
+# ------------------------------------------------------------------------- documents with an outline
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str
+    path: tuple[str, ...]  # heading path of the section the line belongs to (its own, for a header)
+    header: bool
+    content: bool  # False only for a folding title (a header with no body right before a deeper one)
+    top: int  # index of the top-level section the line is in (-1: the preamble)
+    declared: int = 0  # heading level when the line is a declared heading block
+
+
+TITLES = ["추진 배경", "추진 목적", "개요", "현황", "향후 계획", "예산", "Overview", "Scope"]
+ITEMS = ["지역 간 격차가 확대되고 있음", "전문 인력 양성이 시급함", "(과제1) 혁신센터 확충", "센터를 8개소로 늘림",
+         "사후관리를 강화할 필요가 있음", "예산 120억원 편성"]
+BODY = ["정부는 지역 디지털 전환을 지원한다.", "기관은 정보를 안전하게 보관한다.", "The report covers budget items.",
+        "세부 기준은 원장이 정한다.", "매출이 전년보다 증가했다."]
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
+GANADA = "가나다라마바사"
+
+
+@st.composite
+def outlined(draw):
+    """A document generated from an outline, with each line's true heading path."""
+    scheme = draw(st.sampled_from(["report", "legal", "numbered", "declared"]))
+    rnd = random.Random(draw(st.integers(0, 2**32 - 1)))
+    counters = {"장": 0, "조": 0}
+    lines: list[Line] = []
+
+    def header_line(depth: int, index: int, parent: tuple[str, ...], body_inline: bool) -> tuple[str, str, bool]:
+        """(line, label, title) of a header."""
+        title = rnd.choice(TITLES)
+        if scheme == "report":
+            if depth == 0:
+                return f"□ {title}", f"□ {title}", True
+            text = ("○ " if depth == 1 else "- ") + rnd.choice(ITEMS)
+            return text, text, False
+        if scheme == "legal":
+            if depth == 0:
+                counters["장"] += 1
+                text = f"제{counters['장']}장 {title}"
+                return text, text, True
+            if depth == 1:
+                counters["조"] += 1
+                label = f"제{counters['조']}조({title})"
+                return (f"{label} {rnd.choice(BODY)}" if body_inline else label), label, not body_inline
+            text = f"{CIRCLED[index]} {rnd.choice(BODY)}"
+            return text, CIRCLED[index], False
+        if scheme == "numbered":
+            if depth == 0:
+                text = f"{index + 1}. {title}"
+            elif depth == 1:
+                text = f"{parent[0].split('.')[0]}.{index + 1} {title}"
+            else:
+                text = f"{GANADA[index]}. {title}"
+            return text, text, True
+        return title, title, True
+
+    def node(depth: int, index: int, parent: tuple[str, ...], top: int) -> None:
+        children = rnd.randint(1 if scheme == "legal" and depth == 0 else 0, 3) if depth < 2 else 0
+        inline = scheme == "legal" and depth == 1 and rnd.random() < 0.5
+        bodies = rnd.randint(0, 2)
+        if scheme == "numbered" and not children:
+            bodies = max(bodies, 1)  # a bare numbered line after its sibling reads as a list item
+        text, label, title = header_line(depth, index, parent, inline)
+        path = (*parent, label)
+        fold = not bodies and children > 0
+        lines.append(Line(text, path, True, not (fold and title), top, depth + 1 if scheme == "declared" else 0))
+        lines.extend(Line(rnd.choice(BODY), path, False, True, top) for _ in range(bodies))
+        for child in range(children):
+            node(depth + 1, child, path, top)
+
+    if rnd.random() < 0.5:
+        lines.append(Line("지역 디지털 전환 지원사업 추진계획", (), False, True, -1))
+    for top in range(rnd.randint(2 if scheme == "legal" else 1, 4)):
+        node(0, top, (), top)
+
+    blocks: list[Block] = []
+    owners: list[list[int]] = []  # line indexes of each block
+    page = 1
+    for index, line in enumerate(lines):
+        new_block = not blocks or line.declared or lines[index - 1].declared or rnd.random() < 0.5
+        if new_block and blocks and rnd.randint(0, 3) == 0:
+            if rnd.random() < 0.5:
+                blocks.append(Block("furniture", f"- {page} -", Locator(page=page)))
+                owners.append([])
+            page += 1
+        if line.declared:
+            blocks.append(Block("heading", line.text, Locator(page=page), level=line.declared))
+            owners.append([index])
+        elif new_block:
+            blocks.append(Block("paragraph", line.text, Locator(page=page)))
+            owners.append([index])
+        else:
+            blocks[-1] = Block("paragraph", blocks[-1].text + "\n" + line.text, blocks[-1].locator)
+            owners[-1].append(index)
+    doc = Document("outlined.pdf", "pdf", tuple(blocks),
+                   Properties(pages=tuple(PageInfo(n, 595, 842, 500) for n in range(1, page + 1))))
+    spans: list[tuple[int, int]] = [(0, 0)] * len(lines)
+    for (start, _), members in zip(doc.spans, owners, strict=True):
+        position = start
+        for index in members:
+            spans[index] = (position, position + len(lines[index].text))
+            position += len(lines[index].text) + 1
+    return doc, lines, spans
+
+
+def _common(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
+    common = paths[0]
+    for path in paths[1:]:
+        size = 0
+        while size < min(len(common), len(path)) and common[size] == path[size]:
+            size += 1
+        common = common[:size]
+    return common
+
+
+@examples
+@given(case=outlined())
+def test_grammar_finds_the_outline(case):
+    doc, lines, spans = case
+    found = find_headings(doc)
+    expected = [(spans[i][0], line.path[-1]) for i, line in enumerate(lines) if line.header]
+    assert [(h.offset, h.text) for h in found] == expected
+    stack: list = []
+    for heading, (index, line) in zip(found, [(i, x) for i, x in enumerate(lines) if x.header], strict=True):
+        while stack and stack[-1].level >= heading.level:
+            stack.pop()
+        stack.append(heading)
+        assert tuple(h.text for h in stack) == line.path, f"depth of {lines[index].text!r}"
+
+
+@pytest.mark.parametrize("strategy", DOCUMENT_AWARE)
+@pytest.mark.parametrize("budget", [Budget(0, 60, 60), Budget(40, 90, 100), Budget()], ids=["split", "merge", "default"])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=outlined())
+def test_heading_paths(strategy, budget, case, counter):
+    doc, lines, spans = case
+    chunks = split_document(doc, strategy, counter, budget)
+    assert covered(doc, chunks)
+    assert not glued_headers(doc, chunks)
+    for chunk in chunks:
+        inside = [i for i, (s, e) in enumerate(spans) if s < chunk.end and e > chunk.start]
+        paths = [lines[i].path for i in inside if lines[i].content]
+        if paths:
+            assert chunk.heading_path == _common(paths), chunk.text[:80]
+        if strategy == "section":
+            assert len({lines[i].top for i in inside}) == 1, "a section chunk stays in its top-level section"

@@ -1,0 +1,223 @@
+"""Parser throughput and peak memory: seams' parsers against the plain libraries, in one run.
+
+    python bench/parse.py            # writes its inputs to a temp dir, prints a table (~1 minute)
+
+Inputs (generated, Korean + English, deterministic): a 50-page A4 report whose every tenth page
+carries a ruled table; a 50,000-cell workbook (5,000 rows x 10 columns); a 50-slide deck with
+bullets, notes and a table on every fifth slide.
+
+Each measurement runs in a forked child so that its peak memory is its own: "peak MB" is the
+child's peak resident set size above what it started with (the libraries are imported before
+forking). Rates are units per second of wall time for one parse of the file.
+
+Competitors: for PDF, pdfplumber's ``extract_text`` on every page and pypdfium2's
+``get_text_range`` on every page (text only, no structure), plus pdfplumber's line-and-table pass
+on every page, which is what seams did before routing text to pdfium; for XLSX, openpyxl's
+read-only ``iter_rows(values_only=True)``; for PPTX, python-pptx walking every shape's text.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # the file writers live in tests/fixtures/files.py
+
+
+# ------------------------------------------------------------------------------------------- inputs
+
+
+def write_inputs(folder: Path) -> dict[str, Path]:
+    from fixtures.files import Slide, make_pptx, make_report_pdf, make_xlsx
+
+    items: list[tuple[str, object]] = []
+    sentence = ("○ 지역 중소기업의 디지털 전환을 지원하여 생산성을 높이고, 성과를 점검한다. "
+                "The programme funds diagnosis, adoption and follow-up for regional firms. ")
+    for page in range(1, 51):
+        items.append(("h1", f"{page}. 추진 과제 Section {page}"))
+        if page % 10 == 0:
+            items.append(("table", [["구분 Item", "2024년", "2025년", "2026년"]]
+                          + [[f"지표 {r} Metric", str(100 + r), str(120 + r), str(140 + r)] for r in range(8)]))
+        for _ in range(6 if page % 10 else 2):
+            items.append(("p", sentence * 2))
+        items.append(("pagebreak", ""))
+    pdf = make_report_pdf(folder / "report.pdf", items[:-1], header="Benchmark report 벤치마크 보고서")
+
+    rows: list[list[object]] = [["일자 Date", "지역 Region", "제품 Product", "채널 Channel", "수량 Qty",
+                                 "단가 Price", "매출 Revenue", "반품 Returns", "순매출 Net", "비고 Note"]]
+    regions = ["서울 Seoul", "부산 Busan", "대구 Daegu", "광주 Gwangju", "대전 Daejeon"]
+    for r in range(1, 5000):
+        qty, price = r % 97 + 1, 1000 + (r * 37) % 9000
+        rows.append([f"2025-{r % 12 + 1:02d}-{r % 28 + 1:02d}", regions[r % 5], f"제품 {r % 40}", "온라인 Online",
+                     qty, price, qty * price, (r % 7) * 100, qty * price - (r % 7) * 100, "정상" if r % 9 else "확인"])
+    xlsx = make_xlsx(folder / "sales.xlsx", {"매출 Sales": rows})
+
+    slides = []
+    for n in range(1, 51):
+        table = ([["권역 Region", "Q3", "Q4"], ["수도권", "1,820", "2,040"], ["동남권", "870", "905"]]
+                 if n % 5 == 0 else None)
+        slides.append(Slide(f"{n}. 분기 리뷰 Review", ["매출 증가 Revenue up", (1, "온라인 비중 47%"),
+                                                     "리스크 Risks", (1, "부품 단가 상승")],
+                            table=table, notes=f"발표자 메모 {n}: 강조할 점."))
+    pptx = make_pptx(folder / "deck.pptx", slides)
+    return {"pdf": pdf, "xlsx": xlsx, "pptx": pptx}
+
+
+# ------------------------------------------------------------------------------------------- tasks
+
+
+def seams_parse(path: Path) -> int:
+    from parsers import parse
+
+    doc = parse(path)
+    if doc.format == "pdf":
+        return doc.page_count
+    if doc.format == "xlsx":
+        return sum(len(b.table.rows) * len(b.table.rows[0]) for b in doc.blocks if b.table)
+    return doc.properties.slides
+
+
+def pdfplumber_text(path: Path) -> int:
+    import pdfplumber
+
+    with pdfplumber.open(str(path)) as pdf:
+        for page in pdf.pages:
+            page.extract_text()
+            page.close()
+        return len(pdf.pages)
+
+
+def pdfplumber_lines_and_tables(path: Path) -> int:
+    import pdfplumber
+
+    with pdfplumber.open(str(path)) as pdf:
+        for page in pdf.pages:
+            page.find_tables()
+            page.extract_text_lines(return_chars=False)
+            page.close()
+        return len(pdf.pages)
+
+
+def pypdfium2_text(path: Path) -> int:
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(path))
+    for index in range(len(pdf)):
+        page = pdf[index]
+        textpage = page.get_textpage()
+        textpage.get_text_range()
+        textpage.close()
+        page.close()
+    count = len(pdf)
+    pdf.close()
+    return count
+
+
+def openpyxl_values(path: Path) -> int:
+    import openpyxl
+
+    workbook = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
+    cells = 0
+    for sheet in workbook.worksheets:
+        for row in sheet.iter_rows(values_only=True):
+            cells += sum(1 for _ in row)
+    workbook.close()
+    return cells
+
+
+def python_pptx_text(path: Path) -> int:
+    from pptx import Presentation
+
+    deck = Presentation(str(path))
+    for slide in deck.slides:
+        for shape in slide.shapes:
+            if shape.has_text_frame:
+                _ = shape.text_frame.text
+            elif getattr(shape, "has_table", False) and shape.has_table:
+                _ = [cell.text for row in shape.table.rows for cell in row.cells]
+        if slide.has_notes_slide:
+            _ = slide.notes_slide.notes_text_frame.text
+    return len(deck.slides)
+
+
+# ------------------------------------------------------------------------------------- measuring
+
+
+def _memory_kb(field: str) -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def _child(task: Callable[[Path], int], path: Path, queue: mp.Queue) -> None:
+    start_rss = _memory_kb("VmRSS")
+    started = time.perf_counter()
+    units = task(path)
+    seconds = time.perf_counter() - started
+    queue.put((units, seconds, max(_memory_kb("VmHWM") - start_rss, 0) / 1024))
+
+
+def measure(task: Callable[[Path], int], path: Path) -> tuple[int, float, float]:
+    """(units, seconds, peak MB above the start) of one run of ``task`` in a forked child."""
+    context = mp.get_context("fork")
+    queue = context.Queue()
+    process = context.Process(target=_child, args=(task, path, queue))
+    process.start()
+    result = queue.get(timeout=600)
+    process.join()
+    return result
+
+
+def main() -> None:
+    # Import every library before forking, so children measure parsing, not imports.
+    import openpyxl  # noqa: F401
+    import pdfplumber  # noqa: F401
+    import pptx  # noqa: F401
+    import pypdfium2  # noqa: F401
+
+    import parsers  # noqa: F401
+
+    with tempfile.TemporaryDirectory(prefix="seams-bench-") as tmp:
+        started = time.perf_counter()
+        inputs = write_inputs(Path(tmp))
+        print(f"inputs written in {time.perf_counter() - started:.1f} s: "
+              + ", ".join(f"{p.name} ({p.stat().st_size / 1e6:.1f} MB)" for p in inputs.values()))
+        runs = [
+            ("pdf", "pages", "seams parse (pdfium text + pdfplumber tables)", seams_parse),
+            ("pdf", "pages", "pypdfium2 get_text_range", pypdfium2_text),
+            ("pdf", "pages", "pdfplumber extract_text", pdfplumber_text),
+            ("pdf", "pages", "pdfplumber lines + find_tables (seams before)", pdfplumber_lines_and_tables),
+            ("xlsx", "cells", "seams parse (lxml stream)", seams_parse),
+            ("xlsx", "cells", "openpyxl read-only iter_rows", openpyxl_values),
+            ("pptx", "slides", "seams parse", seams_parse),
+            ("pptx", "slides", "python-pptx text walk", python_pptx_text),
+        ]
+        results = []
+        for fmt, unit, name, task in runs:
+            measure(task, inputs[fmt])  # warm the page cache and lazy imports in the parent's view
+            units, seconds, peak = measure(task, inputs[fmt])
+            results.append((fmt, unit, name, units, seconds, peak))
+    seams_rate = {fmt: units / seconds for fmt, _, name, units, seconds, _ in results if name.startswith("seams")}
+    header = f"{'input':6} {'parser':48} {'units':>8} {'seconds':>8} {'units/s':>10} {'peak MB':>8} {'seams ×':>8}"
+    print(header)
+    print("-" * len(header))
+    for fmt, unit, name, units, seconds, peak in results:
+        rate = units / seconds
+        ratio = seams_rate[fmt] / rate
+        print(f"{fmt:6} {name:48} {units:>6} {unit[0]} {seconds:8.3f} {rate:10,.0f} {peak:8.1f} {ratio:8.2f}")
+    print("\nseams × = how many times faster seams is than that parser (below 1: slower);"
+          " units: p = pages, c = cells, s = slides")
+    print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""The chunking configurations an evaluation compares, by name.
+
+- ``seams``: the document-aware default — the classifier picks each file's strategy, default budget;
+- any strategy name (``section``, ``page``, …): forced for every file, with the default budget;
+- the baselines ``tokens:SIZE/OVERLAP``, ``recursive:SIZE/OVERLAP`` and ``none`` (whole documents);
+- variants of the default named by their settings (``--variant max=400``,
+  ``--variant heading=on``, ``--variant strategy=section,max=600``); keys: ``max``, ``min``,
+  ``ceiling``, ``heading`` (embed the heading path before the text), ``strategy``.
+
+Each configuration becomes its own knowledge base (a pair of LanceDB tables) in the evaluation
+database; :attr:`Configuration.kb` is that name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from splitters import Budget, get_strategy
+
+DEFAULT = "seams"
+#: What ``seams evaluate`` compares when no ``--configs`` are given.
+DEFAULT_CONFIGS = (DEFAULT, "tokens:200/0", "tokens:250/125", "tokens:400/0", "tokens:800/400",
+                   "recursive:200/0", "recursive:400/0", "none")
+VARIANT_KEYS = ("max", "min", "ceiling", "heading", "strategy")
+_ON = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
+
+
+@dataclass(frozen=True)
+class Configuration:
+    name: str  # as the report shows it
+    strategy: str | None = None  # None: the classifier decides per file
+    budget: Budget = field(default_factory=Budget)
+    heading_path: bool = False  # embed "heading path + text" instead of the text
+
+    @property
+    def baseline(self) -> bool:
+        """A fixed-size baseline or ``none``: the budget step does not run."""
+        return self.strategy is not None and not get_strategy(self.strategy).document_aware
+
+    @property
+    def reference(self) -> bool:
+        """``none`` (whole documents) is a reference point, not a contender for a query's best."""
+        return self.strategy == "none"
+
+    @property
+    def size_limit(self) -> int | None:
+        """The most tokens a chunk should have: the merge ceiling, a baseline's SIZE, or None."""
+        if self.strategy == "none":
+            return None
+        match = re.match(r"^(?:tokens|recursive):(\d+)", self.strategy or "")
+        return int(match.group(1)) if match else self.budget.merge_ceiling
+
+    def kb(self, embedder: str) -> str:
+        """The knowledge-base name of this configuration's table (letters, digits, '-', '_')."""
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", self.name).strip("-").lower()
+        return f"eval_{slug}_{re.sub(r'[^A-Za-z0-9]+', '-', embedder)}"
+
+
+def configuration(name: str) -> Configuration:
+    """``seams``, a strategy or a baseline by name; raises ValueError listing what is known."""
+    name = name.strip()
+    if name == DEFAULT:
+        return Configuration(DEFAULT)
+    try:
+        strategy = get_strategy(name).name
+    except ValueError as exc:
+        raise ValueError(f"unknown configuration {name!r}: use {DEFAULT!r} or a strategy ({exc})") from None
+    return Configuration(strategy, strategy=strategy)
+
+
+def variant(spec: str) -> Configuration:
+    """A variant of the default from ``key=value[,key=value…]``, named ``seams <spec>``."""
+    values: dict[str, str] = {}
+    for part in spec.split(","):
+        key, sep, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not value:
+            raise ValueError(f"--variant wants KEY=VALUE[,KEY=VALUE…], got {spec!r}")
+        if key not in VARIANT_KEYS:
+            raise ValueError(f"unknown variant key {key!r}; known: {', '.join(VARIANT_KEYS)}")
+        values[key] = value
+    try:
+        numbers = {k: int(values[k]) for k in ("max", "min", "ceiling") if k in values}
+    except ValueError:
+        raise ValueError(f"--variant {spec!r}: max, min and ceiling are token counts") from None
+    maximum = numbers.get("max", Budget().max_tokens)
+    minimum = numbers.get("min", min(Budget().min_tokens, maximum // 4))
+    ceiling = numbers.get("ceiling", max(maximum, round(maximum * 1150 / 1100)))
+    heading = values.get("heading", "off").lower()
+    if heading not in _ON:
+        raise ValueError(f"--variant heading=on|off, got {values['heading']!r}")
+    strategy = values.get("strategy")
+    if strategy is not None:
+        get_strategy(strategy)
+    name = f"{DEFAULT} " + ",".join(f"{k}={values[k]}" for k in VARIANT_KEYS if k in values)
+    return Configuration(name, strategy=strategy, budget=Budget(minimum, maximum, ceiling), heading_path=_ON[heading])
+
+
+def configurations(names: list[str] | None = None, variants: list[str] | None = None) -> list[Configuration]:
+    """The configurations to compare, in order, without duplicates."""
+    chosen = [configuration(n) for n in (names or DEFAULT_CONFIGS)] + [variant(v) for v in variants or ()]
+    unique: dict[str, Configuration] = {}
+    for config in chosen:
+        unique.setdefault(config.name, config)
+    return list(unique.values())

@@ -1,0 +1,374 @@
+"""The evaluation flow: every configuration cut, embedded and written to its own knowledge base, then
+queried in every retrieval mode and scored against the gold excerpts.
+
+    load data set ─▶ embed questions ─▶ for each configuration:
+        cut ─▶ embed (cache by text hash) ─▶ write KB + full-text index ─▶ retrieve × modes ─▶ score
+    ─▶ report (Markdown, CSV, PNG) ─▶ Prefect artifacts
+
+It reads what it writes: rankings come from the LanceDB tables, the same store ``seams search``
+uses — vector search is exact (no ANN index is ever built on these tables), full-text search is
+the n-gram BM25 index of :mod:`flows.search` and hybrid is its reciprocal-rank fusion. The
+evaluation database (default ``.seams/evaluate``, one LanceDB folder per embedder in it) keeps the
+embedding cache between runs, so a second run, or a new configuration, embeds only chunk texts it
+has not seen. Each run rewrites its configurations' tables from scratch (from cached vectors), so
+they always hold this data set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+from prefect.utilities.annotations import quote
+
+from classifiers import Decision
+from flows.embedders import Embedder, get_embedder, text_hash
+from flows.evaluate import metrics
+from flows.evaluate.configs import Configuration, configurations
+from flows.evaluate.datasets import Dataset, Question, load_chroma, load_folder
+from flows.pipeline import CutConfig, FileRef, Outcome, cut_document, embed_text
+from flows.search import ensure_fts_index, fuse
+from flows.settings import Settings
+from flows.store import CHUNKS, Store, now
+from splitters import Chunk
+
+MODES = ("vector", "fts", "hybrid")
+#: How deep each ranking is read: ranks past k still tell how far a configuration missed.
+DEPTH = 50
+DEFAULT_DB = ".seams/evaluate"
+_CACHE_FLUSH = 1024  # write new vectors to the cache every so many, so an interrupted run keeps them
+_COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]
+
+#: Called with a line of progress ("embedding tokens:250/125: 1,024/2,611 chunks"); the CLI prints it.
+ProgressListener = Callable[[str], None]
+_listeners: list[ProgressListener] = []
+
+
+def add_listener(listener: ProgressListener) -> None:
+    _listeners.append(listener)
+
+
+def remove_listener(listener: ProgressListener) -> None:
+    if listener in _listeners:
+        _listeners.remove(listener)
+
+
+def _say(message: str) -> None:
+    for listener in list(_listeners):
+        listener(message)
+
+
+@dataclass(frozen=True)
+class Options:
+    k: int = 5
+    modes: tuple[str, ...] = MODES
+    embedder: str = "use-multilingual"
+    db: str = DEFAULT_DB
+    depth: int = DEPTH
+    threads: int = field(default_factory=lambda: os.cpu_count() or 1)
+    batch: int = 128
+
+    @property
+    def store_uri(self) -> str:
+        """This embedder's LanceDB inside the evaluation database: one per embedder, because the
+        store's embedding-cache table holds vectors of one size only."""
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.embedder)
+        return f"{self.db.rstrip('/')}/{name}" if "://" in self.db else str(Path(self.db) / name)
+
+    def __post_init__(self) -> None:
+        unknown = [m for m in self.modes if m not in MODES]
+        if unknown or not self.modes:
+            raise ValueError(f"unknown retrieval mode {', '.join(unknown) or '(none)'}; known: {', '.join(MODES)}")
+        if self.k < 1:
+            raise ValueError("k must be at least 1")
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one configuration costs, and its intrinsic checks."""
+
+    configuration: str
+    chunks: int
+    tokens_mean: float
+    tokens_median: float
+    index_bytes: int | None  # the KB's chunks table on disk (vectors, text, full-text index)
+    cut_seconds: float
+    embed_seconds: float
+    embedded: int  # chunk texts embedded in this run
+    reused: int  # chunk texts whose vectors came from the cache
+    write_seconds: float
+    within_budget: float | None  # share of chunks with at most Configuration.size_limit tokens
+    under_min: float | None  # share of chunks under the budget's min (document-aware only)
+    tables_split: int  # chunks that start inside a table without its header rows
+    headings_at_end: int  # chunks that end with a section header
+    strategies: tuple[tuple[str, int], ...] = ()  # strategy -> files cut with it
+
+
+@dataclass(frozen=True)
+class QueryScore:
+    qid: str
+    group: str
+    configuration: str
+    mode: str
+    rank: int | None  # first chunk holding evidence, within DEPTH
+    recall: float
+    precision: float
+    iou: float
+    omega: float
+    hit: bool
+    reciprocal_rank: float
+    doc_recall: float
+    dcg: float
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    dataset: Dataset
+    configurations: tuple[Configuration, ...]
+    options: Options
+    costs: tuple[Cost, ...]
+    scores: tuple[QueryScore, ...]
+    parse_seconds: float = 0.0
+    query_seconds: float = 0.0  # embedding the questions
+    retrieval_seconds: float = 0.0
+    seconds: float = 0.0
+    fts_failures: int = 0  # questions the full-text index could not run (scored as empty rankings)
+
+
+# -- steps (plain functions; the flow wraps them as tasks) -------------------------------------------
+def load_dataset(source: str, path: str, questions: str | None = None) -> Dataset:
+    if source == "chroma":
+        return load_chroma(path)
+    if source == "folder":
+        if not questions:
+            raise ValueError("--folder needs --questions FILE.jsonl")
+        return load_folder(path, questions)
+    raise ValueError(f"unknown data set kind {source!r}; known: chroma, folder")
+
+
+def embed_texts(texts: dict[str, str], embedder: Embedder, store: Store, batch: int, label: str) -> tuple[dict[str, np.ndarray], int, float]:
+    """Vectors for ``{hash: text}``, from the cache where possible. Returns (vectors, new, seconds)."""
+    vectors = store.cached_vectors(embedder.name, list(texts))
+    missing = sorted((h for h in texts if h not in vectors), key=lambda h: len(texts[h]))
+    if not missing:
+        return vectors, 0, 0.0
+    _say(f"{label}: embedding {len(missing):,} new texts with {embedder.name} ({len(vectors):,} from the cache)")
+    started = time.perf_counter()
+    pending: dict[str, np.ndarray] = {}
+    last_report = started
+    for start in range(0, len(missing), batch):
+        part = missing[start:start + batch]
+        for h, vector in zip(part, embedder.encode([texts[h] for h in part]), strict=True):
+            pending[h] = vector
+        if len(pending) >= _CACHE_FLUSH:
+            store.cache_vectors(embedder.name, pending)
+            vectors.update(pending)
+            pending = {}
+        done = min(start + batch, len(missing))
+        if time.perf_counter() - last_report > 10 or done == len(missing):
+            last_report = time.perf_counter()
+            _say(f"{label}: embedded {done:,}/{len(missing):,} ({last_report - started:.0f} s)")
+    store.cache_vectors(embedder.name, pending)
+    vectors.update(pending)
+    return vectors, len(missing), time.perf_counter() - started
+
+
+def cut_configuration(dataset: Dataset, config: Configuration) -> tuple[dict[str, tuple[Decision, list[Chunk]]], float]:
+    """Every document of the collection cut with the configuration. Returns (doc_id -> cut, seconds)."""
+    started = time.perf_counter()
+    cut_config = CutConfig(config.budget, config.strategy)
+    cuts = {doc_id: cut_document(doc, cut_config, doc_id) for doc_id, doc in dataset.documents.items()}
+    return cuts, time.perf_counter() - started
+
+
+def config_settings(config: Configuration, options: Options) -> Settings:
+    budget = config.budget
+    return Settings(db=options.store_uri, kb=config.kb(options.embedder), embedder=options.embedder,
+                    strategy=config.strategy, min_tokens=budget.min_tokens, max_tokens=budget.max_tokens,
+                    merge_ceiling=budget.merge_ceiling, embed_heading_path=config.heading_path)
+
+
+def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str, tuple[Decision, list[Chunk]]],
+                        cut_seconds: float, options: Options) -> Cost:
+    """Embed the configuration's chunks (cache first) and write them as a fresh KB with its
+    full-text index. Returns the configuration's cost and intrinsic checks."""
+    from flows.ingest import chunk_rows  # the same row builder as ingest: the KB is a real one
+
+    settings = config_settings(config, options)
+    embedder = get_embedder(options.embedder, options.threads)
+    store = Store(options.store_uri, settings.kb)
+    texts = {text_hash(embed_text(c, config.heading_path)): embed_text(c, config.heading_path)
+             for _, chunks in cuts.values() for c in chunks}
+    vectors, embedded, embed_seconds = embed_texts(texts, embedder, store, options.batch, config.name)
+    started = time.perf_counter()
+    table_name = f"{settings.kb}__{CHUNKS}"
+    if store.chunks_table() is not None:
+        store.db.drop_table(table_name)
+    as_lists = {h: v.tolist() for h, v in vectors.items()}
+    indexed_at = now()
+    rows: list[dict] = []
+    for doc_id, (decision, chunks) in cuts.items():
+        doc = dataset.documents[doc_id]
+        ref = FileRef(root=dataset.name, path=doc.path, doc_id=doc_id, size=len(doc.text), mtime=0.0)
+        outcome = Outcome(ref, text_hash(doc.text), doc.format, decision, tuple(chunks), len(doc.text))
+        rows.extend(chunk_rows(outcome, settings, as_lists, embedder.dim, indexed_at))
+    store.replace_documents(rows, list(cuts), embedder.dim)
+    ensure_fts_index(store.chunks_table())
+    write_seconds = time.perf_counter() - started
+
+    all_chunks = [c for _, chunks in cuts.values() for c in chunks]
+    tokens = [c.tokens for c in all_chunks] or [0]
+    limit = config.size_limit
+    strategies: dict[str, int] = {}
+    for decision, _ in cuts.values():
+        strategies[decision.strategy] = strategies.get(decision.strategy, 0) + 1
+    return Cost(
+        configuration=config.name,
+        chunks=len(all_chunks),
+        tokens_mean=statistics.fmean(tokens),
+        tokens_median=statistics.median(tokens),
+        index_bytes=_disk_size(Path(options.store_uri) / f"{table_name}.lance"),
+        cut_seconds=cut_seconds,
+        embed_seconds=embed_seconds,
+        embedded=embedded,
+        reused=len(texts) - embedded,
+        write_seconds=write_seconds,
+        within_budget=None if limit is None else sum(t <= limit for t in tokens) / len(tokens),
+        under_min=None if config.baseline else sum(t < config.budget.min_tokens for t in tokens) / len(tokens),
+        tables_split=sum(metrics.tables_split_without_header(dataset.documents[d], ch) for d, (_, ch) in cuts.items()),
+        headings_at_end=sum(metrics.headings_at_chunk_end(dataset.documents[d], ch) for d, (_, ch) in cuts.items()),
+        strategies=tuple(sorted(strategies.items())),
+    )
+
+
+def _disk_size(path: Path) -> int | None:
+    if not path.exists():
+        return None
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray, modes: Sequence[str],
+                depth: int) -> tuple[dict[str, list[list[metrics.Span]]], int]:
+    """For every mode, each question's ranked chunk spans (``depth`` deep). Returns (rankings, fts failures)."""
+    rankings: dict[str, list[list[dict]]] = {}
+    failures = 0
+    if "vector" in modes or "hybrid" in modes:
+        # One exact (flat) search for all questions; the table has no vector index.
+        result = (table.search(list(query_vectors), vector_column_name="vector").metric("cosine")
+                  .limit(depth).select([*_COLUMNS, "_distance"]).to_arrow().to_pylist())
+        per_query: list[list[dict]] = [[] for _ in questions]
+        for row in result:
+            per_query[row.get("query_index", 0)].append(row)
+        rankings["vector"] = [sorted(rows, key=lambda r: (r["_distance"], r["chunk_id"])) for rows in per_query]
+    if "fts" in modes or "hybrid" in modes:
+        ensure_fts_index(table)
+        rankings["fts"] = []
+        for question in questions:
+            try:
+                rows = (table.search(question.text, query_type="fts", fts_columns="text").limit(depth)
+                        .select([*_COLUMNS, "_score"]).to_arrow().to_pylist())
+            except (ValueError, RuntimeError, OSError):
+                rows, failures = [], failures + 1
+            rankings["fts"].append(rows)
+    if "hybrid" in modes:
+        rankings["hybrid"] = [fuse([v, f], depth) for v, f in zip(rankings["vector"], rankings["fts"], strict=True)]
+    spans = {mode: [[metrics.Span(r["doc_id"], r["char_start"], r["char_end"]) for r in rows] for rows in rankings[mode]]
+             for mode in modes}
+    return spans, failures
+
+
+def score_configuration(questions: Sequence[Question], config: Configuration, cuts: dict[str, tuple[Decision, list[Chunk]]],
+                        rankings: dict[str, list[list[metrics.Span]]], k: int) -> list[QueryScore]:
+    """Per-query scores of one configuration in every mode it was ranked in."""
+    chunk_spans = {doc_id: [metrics.Span(doc_id, c.start, c.end) for c in chunks] for doc_id, (_, chunks) in cuts.items()}
+    scores: list[QueryScore] = []
+    for index, question in enumerate(questions):
+        excerpts = [metrics.Span(e.doc_id, e.start, e.end) for e in question.excerpts]
+        candidates = [s for doc_id in dict.fromkeys(e.doc_id for e in excerpts) for s in chunk_spans.get(doc_id, ())]
+        omega = metrics.precision_omega(excerpts, candidates)
+        for mode, ranked in rankings.items():
+            top = ranked[index][:k]
+            overlap = metrics.overlap_scores(excerpts, top)
+            rank = metrics.first_evidence_rank(excerpts, ranked[index])
+            scores.append(QueryScore(
+                qid=question.qid, group=question.group, configuration=config.name, mode=mode, rank=rank,
+                recall=overlap.recall, precision=overlap.precision, iou=overlap.iou, omega=omega,
+                hit=overlap.hit, reciprocal_rank=metrics.reciprocal_rank(rank, k),
+                doc_recall=metrics.document_recall(excerpts, top), dcg=metrics.document_dcg(excerpts, top),
+            ))
+    return scores
+
+
+# -- the flow --------------------------------------------------------------------------------------
+_load = task(name="load-dataset", cache_policy=NO_CACHE)(load_dataset)
+_cut = task(name="cut-configuration", cache_policy=NO_CACHE)(cut_configuration)
+_index = task(name="index-configuration", cache_policy=NO_CACHE)(index_configuration)
+_score = task(name="score-configuration", cache_policy=NO_CACHE)(score_configuration)
+
+
+@task(name="embed-questions", cache_policy=NO_CACHE)
+def _embed_questions(questions: Sequence[Question], options: Options) -> tuple[np.ndarray, float]:
+    embedder = get_embedder(options.embedder, options.threads)
+    started = time.perf_counter()
+    texts = {text_hash(q.text): q.text for q in questions}
+    vectors, _, _ = embed_texts(texts, embedder, Store(options.store_uri, "eval"), options.batch, "questions")
+    matrix = np.stack([vectors[text_hash(q.text)] for q in questions]) if questions else np.zeros((0, embedder.dim))
+    return matrix.astype(np.float32), time.perf_counter() - started
+
+
+@task(name="retrieve", cache_policy=NO_CACHE)
+def _retrieve(config: Configuration, questions: Sequence[Question], query_vectors: np.ndarray,
+              options: Options) -> tuple[dict[str, list[list[metrics.Span]]], int]:
+    table = Store(options.store_uri, config.kb(options.embedder)).chunks_table()
+    return rank_chunks(table, questions, query_vectors, options.modes, options.depth)
+
+
+@flow(name="seams-evaluate", log_prints=False)
+def evaluate_flow(source: str, path: str, questions: str | None = None, configs: list[str] | None = None,
+                  variants: list[str] | None = None, k: int = 5, modes: list[str] | None = None,
+                  embedder: str = "use-multilingual", db: str = DEFAULT_DB, out: str | None = None,
+                  limit: int | None = None) -> Evaluation:
+    """Score chunking configurations × retrieval modes on questions with known evidence spans."""
+    started = time.perf_counter()
+    options = Options(k=k, modes=tuple(modes or MODES), embedder=embedder, db=db)
+    chosen = configurations(configs, variants)
+    get_embedder(options.embedder, options.threads)  # an unknown or missing embedder fails before any work
+    _say(f"loading the {source} data set from {path}")
+    dataset = _load(source, path, questions).limited(limit)
+    parse_seconds = time.perf_counter() - started
+    _say(f"{len(dataset.documents)} documents, {len(dataset.questions)} questions "
+         f"({len(dataset.unlocated)} unlocated), {dataset.excerpts} excerpts located "
+         f"({', '.join(f'{n} {m}' for m, n in sorted(dataset.methods.items()))})")
+    query_vectors, query_seconds = _embed_questions(quote(dataset.questions), options)
+    costs: list[Cost] = []
+    scores: list[QueryScore] = []
+    retrieval_seconds, fts_failures = 0.0, 0
+    for number, config in enumerate(chosen, start=1):
+        _say(f"[{number}/{len(chosen)}] {config.name}: cutting {len(dataset.documents)} documents")
+        cuts, cut_seconds = _cut(quote(dataset), config)
+        cost = _index(quote(dataset), config, quote(cuts), cut_seconds, options)
+        costs.append(cost)
+        _say(f"[{number}/{len(chosen)}] {config.name}: {cost.chunks:,} chunks (mean {cost.tokens_mean:.0f} tokens), "
+             f"{cost.embedded:,} embedded, {cost.reused:,} from the cache; querying {', '.join(options.modes)}")
+        retrieval_started = time.perf_counter()
+        rankings, failures = _retrieve(config, quote(dataset.questions), quote(query_vectors), options)
+        retrieval_seconds += time.perf_counter() - retrieval_started
+        fts_failures += failures
+        scores.extend(_score(quote(dataset.questions), config, quote(cuts), quote(rankings), options.k))
+    evaluation = Evaluation(dataset, tuple(chosen), options, tuple(costs), tuple(scores), parse_seconds,
+                            query_seconds, retrieval_seconds, time.perf_counter() - started, fts_failures)
+    from flows.evaluate import report
+
+    if out:
+        written = report.write_report(evaluation, out)
+        _say(f"report: {written['markdown']}")
+    report.publish_artifacts(evaluation)
+    return evaluation

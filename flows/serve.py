@@ -1,0 +1,87 @@
+"""Scheduled folder indexing: serve the ingest flow as a deployment that runs on an interval or cron.
+
+Each run is an ordinary incremental ingest, so a run re-cuts only what changed. Runs of one
+knowledge base never overlap: the deployment's concurrency limit is 1 and a new run is cancelled
+while one is still going, and every ingest also holds the global concurrency slot ``seams-kb-KB``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+import time
+from pathlib import Path
+
+from flows.settings import Settings
+
+_EVERY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d|day)?\s*$", re.IGNORECASE)
+_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400}
+
+
+def parse_every(text: str) -> dt.timedelta:
+    """``"10m"`` → 10 minutes; units s, m, h, d (seconds when no unit)."""
+    match = _EVERY.match(text)
+    if not match:
+        raise ValueError(f"--every wants a duration like 30s, 10m, 2h or 1d, got {text!r}")
+    seconds = float(match.group(1)) * _UNITS[(match.group(2) or "s").lower()]
+    if seconds < 5:
+        raise ValueError("--every must be at least 5 seconds")
+    return dt.timedelta(seconds=seconds)
+
+
+def deployment_name(settings: Settings) -> str:
+    return f"seams-{settings.kb}"
+
+
+def ensure_kb_limit(kb: str) -> None:
+    """Create (or keep) the global concurrency limit of 1 that serialises ingests of one KB."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
+    from prefect.exceptions import ObjectNotFound
+
+    from flows.ingest import kb_limit_name
+
+    with get_client(sync_client=True) as client:
+        try:
+            client.read_global_concurrency_limit_by_name(kb_limit_name(kb))
+        except ObjectNotFound:
+            client.create_global_concurrency_limit(GlobalConcurrencyLimitCreate(name=kb_limit_name(kb), limit=1))
+
+
+def serve_folders(paths: list[str], settings: Settings, every: dt.timedelta | None, cron: str | None,
+                  run_now: bool = True) -> None:
+    """Serve the ingest deployment until interrupted (Ctrl-C)."""
+    from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
+    from prefect.deployments.runner import EntrypointType
+
+    from flows.ingest import ingest_flow
+
+    ensure_kb_limit(settings.kb)
+    parameters = {"paths": [str(Path(p).resolve()) for p in paths], "settings": settings.model_dump(mode="json")}
+    if run_now:
+        threading.Thread(target=_trigger_first_run, args=(deployment_name(settings),), daemon=True).start()
+    ingest_flow.serve(
+        name=deployment_name(settings),
+        interval=every,
+        cron=cron,
+        parameters=parameters,
+        tags=["seams", f"kb-{settings.kb}"],
+        description=f"Index {', '.join(parameters['paths'])} into knowledge base {settings.kb!r}",
+        global_limit=ConcurrencyLimitConfig(limit=1, collision_strategy=ConcurrencyLimitStrategy.CANCEL_NEW),
+        entrypoint_type=EntrypointType.MODULE_PATH,
+        print_starting_message=False,
+    )
+
+
+def _trigger_first_run(name: str, wait: float = 60.0) -> None:
+    """Start one run right away, once the deployment exists, so indexing does not wait an interval."""
+    from prefect.deployments import run_deployment
+
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            run_deployment(f"seams-ingest/{name}", timeout=0)
+            return
+        except Exception:  # the deployment is not registered yet
+            time.sleep(1.0)

@@ -1,0 +1,170 @@
+"""Tables from every format: one way to normalise cells, find header rows and fill merged cells.
+
+Parsers hand over a grid of raw cell texts plus the merged ranges the format declares (XLSX
+``<mergeCell>``, a PDF cell that spans grid columns, a Word ``gridSpan``/``vMerge``), and get back a
+:class:`parsers.model.Table` whose rows all have the same width, whose cells are single lines, and
+whose ``header_rows`` says how many leading rows are headers.
+
+Header rows are the leading rows made of labels (no numbers, dates or amounts), at most
+:data:`MAX_HEADER_ROWS`. A merged range decides more than the labels do: a group label merged over
+some columns (not the full width) means the row below is a header row too, and a label merged down
+over rows ``1..k`` makes rows ``1..k`` headers.
+
+Merged ranges are filled so that every row can be read on its own in a chunk:
+
+- in header rows every cell under a merged label gets the label (``기간 | 기간 | 실적 | 실적``),
+  except a title merged across the whole width, which is kept once;
+- in data rows a label merged down over several rows is repeated in its first column of each row
+  (a category cell spanning its rows); cells merged sideways stay empty, so text is not repeated
+  along a row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from parsers.model import Table
+
+MAX_HEADER_ROWS = 3
+
+_WHITESPACE = re.compile(r"\s+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\u200b\ufeff]")
+_VALUE = re.compile(
+    r"""^[-+(]?\s*[₩$€£¥]?\s*[-+]?\s*(\d[\d,]*(\.\d+)?|\.\d+)\s*(%|원|억원|만원|천원|[kKmMbB])?\)?$"""  # amounts
+    r"""|^\d{4}[-./]\s?\d{1,2}([-./]\s?\d{1,2})?\.?(\s+\d{1,2}:\d{2}(:\d{2})?)?$"""  # 2025-01-04, 2025. 3.
+    r"""|^\d{1,2}:\d{2}(:\d{2})?$"""  # times
+    r"""|^(true|false|#n/a|#div/0!|#value!|#ref!|#name\?|#num!|#null!)$""",  # booleans, Excel errors
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A merged range, 0-based and inclusive, in grid coordinates; its text sits at (row, col)."""
+
+    row: int
+    col: int
+    last_row: int
+    last_col: int
+
+    @property
+    def width(self) -> int:
+        return self.last_col - self.col + 1
+
+    @property
+    def height(self) -> int:
+        return self.last_row - self.row + 1
+
+
+def normalize_cell(value: object) -> str:
+    """A cell's text on one line: newlines and runs of whitespace become one space."""
+    if value is None:
+        return ""
+    return _WHITESPACE.sub(" ", _CONTROL.sub("", str(value))).strip()
+
+
+def is_value(text: str) -> bool:
+    """True for numbers, amounts, percentages, dates, times, booleans and Excel error values."""
+    return bool(text) and _VALUE.match(text) is not None
+
+
+def make_table(
+    rows: Iterable[Sequence[object]],
+    spans: Iterable[Span] = (),
+    header_rows: int | None = None,
+    normalized: bool = False,
+) -> Table | None:
+    """Build a Table from raw cells: normalise, pad to one width, find headers, fill merges.
+
+    Rows with no text are dropped (and spans are re-indexed accordingly); returns ``None`` when
+    nothing is left. ``header_rows`` overrides detection when the format declares it;
+    ``normalized`` says the cells already went through :func:`normalize_cell`.
+    """
+    if normalized:
+        grid = [list(row) for row in rows]
+    else:
+        grid = [[normalize_cell(cell) for cell in row] for row in rows]
+    spans = [s for s in spans if s.width > 1 or s.height > 1]
+    keep = [index for index, row in enumerate(grid) if any(row)]
+    if not keep:
+        return None
+    width = max(max((i + 1 for i, cell in enumerate(grid[r]) if cell), default=0) for r in keep)
+    if len(keep) != len(grid):
+        spans = _reindex(spans, keep)
+        grid = [grid[r] for r in keep]
+    grid = [row[:width] + [""] * (width - len(row[:width])) for row in grid]
+    spans = [s for s in spans if s.col < width and s.row < len(grid)]
+    if header_rows is None:
+        header_rows = detect_header_rows(grid, spans)
+    header_rows = max(1, min(header_rows, len(grid)))
+    _fill_spans(grid, spans, header_rows, width)
+    return Table(tuple(tuple(row) for row in grid), header_rows)
+
+
+def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()) -> int:
+    """How many leading rows are headers: at least one, at most :data:`MAX_HEADER_ROWS`."""
+    if len(grid) <= 1:
+        return 1
+    width = len(grid[0])
+    # Merges in the top rows are the strongest signal (a "2025" merged over Q1 | Q2 is a header
+    # even though it looks like a number): a label merged down over rows 0..k, or a group label
+    # merged over some (not all) columns with the row below it.
+    declared = 0
+    for span in sorted(spans, key=lambda s: s.row):
+        if span.row > declared or span.row >= MAX_HEADER_ROWS:
+            continue
+        if span.height > 1:
+            declared = max(declared, span.last_row + 1)
+        elif span.width < width:
+            declared = max(declared, span.row + 2)
+    if 0 < declared <= MAX_HEADER_ROWS and declared < len(grid):
+        return declared
+
+    def is_label_row(row: Sequence[str]) -> bool:
+        filled = [cell for cell in row if cell]
+        return bool(filled) and not any(is_value(cell) for cell in filled)
+
+    labels = 0
+    for row in grid[:MAX_HEADER_ROWS]:
+        if not is_label_row(row):
+            break
+        labels += 1
+    if labels <= 1 or all(is_label_row(row) for row in grid[labels:labels + 200]):
+        return 1  # one label row, or a table of text only: its first row is the header
+    # A lone label above the header (a title such as "Stanley Cups") or a sparse group row counts.
+    first_fill = sum(1 for cell in grid[0] if cell) / max(width, 1)
+    if first_fill < 0.99:
+        return labels
+    # A full first row followed by more label rows: those are data unless numbers follow them.
+    below = grid[labels] if labels < len(grid) else ()
+    return labels if any(is_value(cell) for cell in below) else 1
+
+
+def _fill_spans(grid: list[list[str]], spans: Sequence[Span], header_rows: int, width: int) -> None:
+    for span in spans:
+        value = grid[span.row][span.col]
+        if not value:
+            continue
+        title = span.col == 0 and span.last_col >= width - 1
+        for r in range(span.row, min(span.last_row, len(grid) - 1) + 1):
+            for c in range(span.col, min(span.last_col, width - 1) + 1):
+                if (r, c) == (span.row, span.col) or grid[r][c]:
+                    continue
+                if r < header_rows:
+                    if not title:
+                        grid[r][c] = value
+                elif c == span.col and r > span.row:
+                    grid[r][c] = value
+
+
+def _reindex(spans: Sequence[Span], keep: Sequence[int]) -> list[Span]:
+    """Map spans onto the grid after empty rows were dropped."""
+    position = {row: index for index, row in enumerate(keep)}
+    out = []
+    for span in spans:
+        rows = [position[r] for r in range(span.row, span.last_row + 1) if r in position]
+        if rows and span.row in position:
+            out.append(Span(rows[0], span.col, rows[-1], span.last_col))
+    return out

@@ -1,0 +1,170 @@
+"""A document's outline: its headers, the heading path in force anywhere, and which headers must
+stay with what follows them.
+
+Two facts about each header drive every strategy and the budget step:
+
+- it *folds* when nothing but a deeper header follows it (a chapter title right before its first
+  article): it has no body of its own, so it opens the section that follows;
+- it *glues* when body text or a deeper header follows it: a cut right after it would leave the
+  header at the end of one chunk and its body in the next. A header followed directly by a sibling
+  or a shallower header (a one-line ``- item``) is content on its own and does not glue.
+
+Furniture (running headers, page numbers) is neither body nor header: it is skipped when looking
+for what follows a header or how a chunk ends.
+
+The heading path of a span is the longest common prefix of the paths of the content it holds. A
+folding header that is a bare title ("제2장 총칙", "□ 추진 배경") is not content: its path is a prefix
+of what it folds into, and leaving it out gives the chunk "제2장 총칙 / 제3조(목적) …" the path
+``제2장 총칙 > 제3조(목적)``. A folding header that carries text ("제3조(수집) ① 기관은 …" before ②, a
+"○" sentence before its "-" details) is content. So a chunk that is one section carries that
+section's path, and a chunk that merged two sibling sections carries their parent's.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from classifiers.headings import Heading, find_headings
+from parsers.model import Document
+
+Path = tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Outline:
+    headings: tuple[Heading, ...]
+    offsets: tuple[int, ...]  # headings[i].offset, for bisection
+    paths: tuple[Path, ...]  # the heading path in force from headings[i] on
+    roots: tuple[int, ...]  # index of the top-level heading each heading sits under
+    folds: tuple[bool, ...]
+    hidden: tuple[bool, ...]  # folding bare titles: left out of heading-path prefixes
+    glue_ends: dict[int, int]  # header line end -> header line start, for headers that glue
+    block_starts: tuple[int, ...]
+    furniture: tuple[bool, ...]  # per block
+    text: str
+
+    @classmethod
+    def build(cls, doc: Document) -> Outline:
+        headings = tuple(find_headings(doc))
+        text = doc.text
+        block_starts = tuple(start for start, _ in doc.spans)
+        furniture = tuple(block.kind == "furniture" for block in doc.blocks)
+        paths: list[Path] = []
+        roots: list[int] = []
+        stack: list[int] = []
+        for index, heading in enumerate(headings):
+            while stack and headings[stack[-1]].level >= heading.level:
+                stack.pop()
+            stack.append(index)
+            paths.append(tuple(headings[i].text for i in stack))
+            roots.append(stack[0])
+        folds: list[bool] = []
+        glue_ends: dict[int, int] = {}
+        for index, heading in enumerate(headings):
+            following = headings[index + 1] if index + 1 < len(headings) else None
+            body = _has_content(text, block_starts, furniture, heading.end,
+                                following.offset if following else len(text))
+            fold = not body and following is not None and following.level > heading.level
+            folds.append(fold)
+            if body or fold:
+                glue_ends[heading.end] = heading.offset
+        hidden = tuple(fold and heading.title for fold, heading in zip(folds, headings, strict=True))
+        return cls(headings, tuple(h.offset for h in headings), tuple(paths), tuple(roots), tuple(folds),
+                   hidden, glue_ends, block_starts, furniture, text)
+
+    # ------------------------------------------------------------------------------ content
+
+    def has_content(self, start: int, end: int) -> bool:
+        """Whether ``text[start:end]`` holds anything but whitespace and furniture."""
+        return _has_content(self.text, self.block_starts, self.furniture, start, end)
+
+    def content_end(self, start: int, end: int) -> int:
+        """Where the content of ``text[start:end]`` ends, before trailing whitespace and furniture."""
+        while end > start:
+            while end > start and self.text[end - 1].isspace():
+                end -= 1
+            if end <= start:
+                break
+            block = bisect.bisect_right(self.block_starts, end - 1) - 1
+            if block < 0 or not self.furniture[block]:
+                break
+            end = max(self.block_starts[block], start)
+        return end
+
+    # ------------------------------------------------------------------------------ paths
+
+    def path_at(self, position: int) -> Path:
+        index = bisect.bisect_right(self.offsets, position) - 1
+        return self.paths[index] if index >= 0 else ()
+
+    def path_of(self, start: int, end: int) -> Path:
+        """The heading path of ``text[start:end]``: the common prefix of its content's paths."""
+        if not self.headings:
+            return ()
+        first = bisect.bisect_right(self.offsets, start)  # headings strictly inside the span start here
+        last = bisect.bisect_left(self.offsets, end)
+        paths: list[Path] = []
+        opening = first - 1
+        if opening >= 0 and self.offsets[opening] == start:
+            if not self.hidden[opening]:
+                paths.append(self.paths[opening])
+        else:
+            stop = self.offsets[first] if first < len(self.offsets) else end
+            if self.has_content(start, min(stop, end)):
+                paths.append(self.paths[opening] if opening >= 0 else ())
+        paths.extend(self.paths[i] for i in range(first, last) if not self.hidden[i])
+        if not paths:  # only folding titles (or furniture): the deepest path in the span
+            return self.path_at(max(start, end - 1))
+        common = paths[0]
+        for path in paths[1:]:
+            common = common_prefix(common, path)
+            if not common:
+                break
+        return common
+
+    def group_of(self, start: int) -> str:
+        """The top-level section ``start`` lies in (merges never cross one in the section strategy)."""
+        index = bisect.bisect_right(self.offsets, start) - 1
+        return f"section@{self.headings[self.roots[index]].offset}" if index >= 0 else ""
+
+    # ------------------------------------------------------------------------------ glue
+
+    def glued_start(self, start: int, end: int) -> int | None:
+        """If ``text[start:end]`` ends with headers that glue to what follows, where the first of them
+        starts (the span should end before it); ``None`` if it ends with content of its own."""
+        cut = None
+        content_end = self.content_end(start, end)
+        while content_end > start:
+            header_start = self.glue_ends.get(content_end)
+            if header_start is None or header_start < start:
+                break
+            cut = header_start
+            content_end = self.content_end(start, cut)
+        return cut
+
+    def ends_glued(self, start: int, end: int) -> bool:
+        return self.content_end(start, end) in self.glue_ends
+
+
+def _has_content(text: str, block_starts: tuple[int, ...], furniture: tuple[bool, ...], start: int, end: int) -> bool:
+    if end <= start or not block_starts:
+        return bool(text[start:end].strip())
+    block = max(bisect.bisect_right(block_starts, start) - 1, 0)
+    position = start
+    while position < end and block < len(block_starts):
+        block_end = block_starts[block + 1] if block + 1 < len(block_starts) else len(text)
+        stop = min(block_end, end)
+        if not furniture[block] and text[position:stop].strip():
+            return True
+        position, block = stop, block + 1
+    return False
+
+
+def common_prefix(a: Path, b: Path) -> Path:
+    size = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        size += 1
+    return a[:size]

@@ -1,0 +1,98 @@
+"""End to end: ``seams-evaluate`` on a tiny generated folder with the ``hashing`` embedder, as a real
+Prefect flow writing real LanceDB tables; then the cache on a second run, and the CLI's checks."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from flows.cli import EXIT_USAGE, main
+from flows.evaluate.runner import evaluate_flow
+from flows.store import Store
+
+TOPICS = {
+    "rivers": "The river Orlen floods every spring and farmers plant rice along its banks.",
+    "mountains": "Mount Kestrel is climbed from the north ridge because the south face is unstable.",
+    "trains": "The night train to Velmar leaves at 23:40 and carries a sleeping car.",
+    "coffee": "Roasters in Dunmore buy beans from three farms and roast them on Tuesdays.",
+}
+
+
+def _corpus(root: Path) -> Path:
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    for number, (topic, fact) in enumerate(TOPICS.items()):
+        filler = " ".join(f"Paragraph {i} about {topic} repeats general remarks on {topic} history." for i in range(12))
+        body = f"# {topic.title()}\n\n{filler}\n\n## Key fact\n\n{fact}\n\n## More\n\n{filler}\n"
+        suffix = ".md" if number % 2 == 0 else ".txt"
+        (docs / f"{topic}{suffix}").write_text(body, encoding="utf-8")
+    lines = [{"id": topic, "question": f"What is the key fact about {topic}? {fact.split()[1]} {fact.split()[2]}",
+              "file": f"{topic}{'.md' if n % 2 == 0 else '.txt'}", "evidence": [fact]}
+             for n, (topic, fact) in enumerate(TOPICS.items())]
+    lines.append({"id": "lost", "question": "Where is the lighthouse?", "file": "rivers.md",
+                  "evidence": ["The lighthouse stands on the cape."]})
+    questions = root / "questions.jsonl"
+    questions.write_text("\n".join(json.dumps(x) for x in lines), encoding="utf-8")
+    return questions
+
+
+def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
+    questions = _corpus(tmp_path)
+    db, out = str(tmp_path / "db"), tmp_path / "report"
+    kwargs = dict(source="folder", path=str(tmp_path / "docs"), questions=str(questions),
+                  configs=["seams", "tokens:40/0", "none"], variants=["max=60"], k=3, embedder="hashing", db=db)
+    evaluation = evaluate_flow(**kwargs, out=str(out))
+
+    names = [c.name for c in evaluation.configurations]
+    assert names == ["seams", "tokens:40/0", "none", "seams max=60"]
+    assert len(evaluation.dataset.questions) == 4 and [u.qid for u in evaluation.dataset.unlocated] == ["lost"]
+    assert len(evaluation.scores) == 4 * 4 * 3  # questions × configurations × modes
+    # Every configuration is a real KB: its table holds its chunks.
+    for config, cost in zip(evaluation.configurations, evaluation.costs, strict=True):
+        assert Store(evaluation.options.store_uri, config.kb("hashing")).count() == cost.chunks > 0
+        assert cost.index_bytes and cost.embedded + cost.reused > 0
+    none = next(c for c in evaluation.costs if c.configuration == "none")
+    assert none.chunks == 4 and none.within_budget is None
+    # The facts use rare words: full-text search finds each within the top 3 for the small chunks.
+    fts = [s for s in evaluation.scores if s.mode == "fts" and s.configuration == "tokens:40/0"]
+    assert all(s.rank is not None and s.rank <= 3 for s in fts)
+    assert all(s.recall > 0 and s.doc_recall == 1.0 for s in fts)
+    for score in evaluation.scores:
+        assert 0.0 <= score.iou <= min(score.recall, score.precision) + 1e-9
+        assert score.hit == (score.recall == 1.0)
+
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Summary — vector" in report and "## Loss sets" in report and "lighthouse" in report
+    assert "per format" in report
+    with open(out / "ranks.csv", encoding="utf-8") as handle:
+        assert len(list(csv.DictReader(handle))) == len(evaluation.scores)
+    assert (out / "summary.csv").exists() and (out / "losses.csv").exists() and (out / "costs.csv").exists()
+
+    # A second run embeds nothing new: every vector comes from the cache in the evaluation DB.
+    again = evaluate_flow(**dict(kwargs, configs=["tokens:40/0"], variants=None), modes=["vector"], out=None)
+    assert again.costs[0].embedded == 0 and again.costs[0].reused > 0
+    first = [s.recall for s in evaluation.scores if s.configuration == "tokens:40/0" and s.mode == "vector"]
+    assert [s.recall for s in again.scores] == first
+
+
+def test_cli_usage_errors(tmp_path, capsys):
+    assert main(["evaluate", "--folder", str(tmp_path)]) == EXIT_USAGE
+    assert "--questions" in capsys.readouterr().err
+    assert main(["evaluate", "--chroma", str(tmp_path / "nope")]) == EXIT_USAGE
+    (tmp_path / "q.jsonl").write_text("", encoding="utf-8")
+    assert main(["evaluate", "--folder", str(tmp_path), "--questions", str(tmp_path / "q.jsonl"),
+                 "--configs", "seams,tokens:x"]) == EXIT_USAGE
+    assert "unknown configuration" in capsys.readouterr().err
+    assert main(["evaluate", "--folder", str(tmp_path), "--questions", str(tmp_path / "q.jsonl"),
+                 "--modes", "vector,psychic"]) == EXIT_USAGE
+
+
+@pytest.mark.parametrize("argv", [["evaluate", "--help"]])
+def test_cli_help_lists_the_options(argv, capsys):
+    with pytest.raises(SystemExit):
+        main(argv)
+    text = capsys.readouterr().out
+    assert "--chroma" in text and "--variant" in text and "--modes" in text

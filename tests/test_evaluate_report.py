@@ -1,0 +1,57 @@
+"""Report aggregation on a hand-made evaluation: means, loss sets, the Markdown and the files."""
+
+from __future__ import annotations
+
+import csv
+
+from flows.evaluate.configs import configuration
+from flows.evaluate.datasets import Dataset, Excerpt, Question
+from flows.evaluate.report import loss_sets, markdown, summary_rows, write_report
+from flows.evaluate.runner import Cost, Evaluation, Options, QueryScore
+
+CONFIGS = (configuration("seams"), configuration("tokens:200/0"), configuration("none"))
+
+
+def _score(qid: str, config: str, mode: str, rank: int | None, recall: float) -> QueryScore:
+    return QueryScore(qid, "g1" if qid == "a" else "g2", config, mode, rank, recall, recall / 10, recall / 12,
+                      0.5, recall == 1.0, 1 / rank if rank and rank <= 5 else 0.0, 1.0, 1.0)
+
+
+def _evaluation() -> Evaluation:
+    questions = (Question("a", "first question?", (Excerpt("d.md", 0, 5),), "g1"),
+                 Question("b", "second question?", (Excerpt("d.md", 10, 15),), "g2"))
+    dataset = Dataset("tiny", {}, {}, questions, group_by="corpus")
+    ranks = {  # (qid, config) -> (rank, recall)
+        ("a", "seams"): (1, 1.0), ("a", "tokens:200/0"): (3, 0.5), ("a", "none"): (1, 1.0),
+        ("b", "seams"): (None, 0.0), ("b", "tokens:200/0"): (2, 1.0), ("b", "none"): (1, 1.0),
+    }
+    scores = tuple(_score(q, c, "vector", *v) for (q, c), v in ranks.items())
+    costs = tuple(Cost(c.name, 3, 100.0, 100.0, 1000, 0.1, 0.2, 3, 0, 0.1, 1.0, 0.0, 0, 0) for c in CONFIGS)
+    return Evaluation(dataset, CONFIGS, Options(modes=("vector",)), costs, scores)
+
+
+def test_summary_means_per_configuration_and_mode():
+    rows = {r["configuration"]: r for r in summary_rows(_evaluation())}
+    assert rows["seams"]["recall"] == 0.5 and rows["tokens:200/0"]["recall"] == 0.75
+    assert rows["seams"]["hit"] == 0.5 and rows["none"]["reference"] and not rows["seams"]["reference"]
+
+
+def test_loss_sets_compare_with_the_best_non_reference_configuration():
+    losses = loss_sets(_evaluation(), "vector")
+    assert [(loss.qid, loss.rank, loss.best_rank) for loss in losses["tokens:200/0"]] == [("a", 3, 1)]
+    assert [(loss.qid, loss.rank, loss.best) for loss in losses["seams"]] == [("b", None, ("tokens:200/0",))]
+    assert losses["seams"][0].lost_from_top(5) and not losses["tokens:200/0"][0].lost_from_top(5)
+    assert losses["none"] == []  # rank 1 everywhere, and never the one that sets the best
+
+
+def test_markdown_and_files(tmp_path):
+    evaluation = _evaluation()
+    text = markdown(evaluation)
+    assert "## Summary — vector" in text and "none (reference)" in text
+    assert "best recall **tokens:200/0**" in text  # the reference's 100 % is not a headline
+    assert "## recall % per corpus — vector" in text and "second question?" in text
+    paths = write_report(evaluation, tmp_path / "out")
+    with open(paths["ranks"], encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 6 and {r["rank"] for r in rows} == {"1", "2", "3", ""}
+    assert paths["markdown"].read_text(encoding="utf-8").startswith("# seams evaluate — tiny")

@@ -1,0 +1,128 @@
+"""The flows against Prefect itself: run states, artifacts, and a served schedule on a real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from flows.ingest import artifact_key, ingest_flow
+from flows.settings import Settings
+from flows.store import Store
+
+
+def _folder(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "good.md").write_text("# 제목\n\n본문입니다. 예산 집행 현황.\n\n## 결론\n\n끝.\n", "utf-8")
+    (root / "notes.txt").write_text("Plain notes about the quarterly budget.", "utf-8")
+    (root / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\n% truncated here")
+    return root
+
+
+def _artifacts(flow_run_id, key: str):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, ArtifactFilterKey
+
+    with get_client(sync_client=True) as client:
+        return client.read_artifacts(artifact_filter=ArtifactFilter(
+            key=ArtifactFilterKey(any_=[key]), flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id])))
+
+
+def test_failed_file_is_in_the_artifact_and_the_run_completes(prefect_harness, tmp_path):
+    root = _folder(tmp_path / "docs")
+    settings = Settings(db=str(tmp_path / "db"), kb="art_kb", embedder="hashing", workers=1)
+    state = ingest_flow([str(root)], settings, return_state=True)
+    assert state.is_completed(), state
+    assert "1 failed" in state.message and "2 added" in state.message
+    report = state.result()
+    assert report.failed == 1
+
+    table = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "files"))
+    assert len(table) == 1
+    rows = json.loads(table[0].data) if isinstance(table[0].data, str) else table[0].data
+    by_file = {row["file"]: row for row in rows}
+    assert by_file["broken.pdf"]["status"] == "failed" and by_file["broken.pdf"]["error"].startswith("corrupt")
+    assert by_file["good.md"]["action"] == "added" and by_file["good.md"]["chunks"] >= 1
+
+    summary = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "summary"))
+    assert "| added | 2 |" in summary[0].data and "| failed | 1 |" in summary[0].data
+    progress = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "progress"))
+    assert progress and float(progress[0].data) == 100.0
+
+
+def test_artifact_keys_are_valid():
+    assert artifact_key("My_KB.2", "files") == "seams-my-kb-2-files"
+
+
+def _wait_for(predicate, timeout: float, every: float = 1.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(every)
+    return False
+
+
+def _indexed(db: str) -> set[str]:
+    try:
+        return {doc for doc, row in Store(db).manifest().items() if row["status"] == "indexed"}
+    except Exception:  # the table is being created by the served run right now
+        return set()
+
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_serve_fires_on_schedule_and_indexes_a_new_file(tmp_path):
+    """`seams serve` starts a real local Prefect server; its schedule fires and picks up a new file."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("첫 번째 문서입니다.", "utf-8")
+    db = str(tmp_path / "db")
+    env = dict(os.environ, PREFECT_HOME=str(tmp_path / "prefect"), PREFECT_RUNNER_POLL_FREQUENCY="2")
+    env.pop("PREFECT_API_URL", None)
+    port = 4300 + os.getpid() % 500
+    log = open(tmp_path / "serve.log", "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flows.cli", "serve", str(docs), "--every", "8s", "--db", db,
+         "--embedder", "hashing", "--port", str(port), "--workers", "1"],
+        stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    try:
+        assert _wait_for(lambda: "a.txt" in _indexed(db), 150), (tmp_path / "serve.log").read_text()
+        (docs / "b.txt").write_text("나중에 추가된 문서입니다.", "utf-8")
+        assert _wait_for(lambda: "b.txt" in _indexed(db), 90), (tmp_path / "serve.log").read_text()
+        assert "dashboard at http://127.0.0.1:" in (tmp_path / "serve.log").read_text()
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        log.close()
+
+
+def test_dask_runner_with_a_local_cluster_of_processes(prefect_harness, tmp_path):
+    """Scale-out path: the same flow with DaskTaskRunner (two worker processes) indexes the folder
+    exactly as the local runner does."""
+    pytest.importorskip("prefect_dask")
+    from flows.ingest import flow_for
+
+    root = _folder(tmp_path / "docs")
+    for i in range(6):
+        (root / f"extra-{i}.txt").write_text(f"문서 {i}. " + "내용 " * 50, "utf-8")
+    local = Settings(db=str(tmp_path / "local"), embedder="hashing", workers=1, batch_files=2)
+    dask = local.model_copy(update={"db": str(tmp_path / "dask"), "runner": "dask", "workers": 2})
+    local_report = flow_for(local)([str(root)], local)
+    dask_report = flow_for(dask)([str(root)], dask)
+    assert dask_report.count("added") == local_report.count("added") == 8 and dask_report.failed == 1
+
+    def rows(db):
+        return sorted((r["chunk_id"], r["text"]) for r in Store(db).rows())
+
+    assert rows(str(tmp_path / "dask")) == rows(str(tmp_path / "local"))

@@ -1,0 +1,294 @@
+"""Per-format behaviour the goldens do not show: encodings, routing, warnings, numbering, limits.
+
+Every file is written into ``tmp_path`` by the test.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+from fixtures.files import Slide, make_csv, make_docx, make_pdf, make_pptx, make_txt, make_xlsx
+
+from parsers import detect_format, parse
+from parsers.tables import Span, detect_header_rows, is_value, make_table
+
+KOREAN = "제1조(목적) 이 규정은 개인정보 보호에 필요한 사항을 정한다.\n\n부칙 - 이 규정은 2026년 1월 1일부터 시행한다. Effective 2026."
+
+# ------------------------------------------------------------------------------------------- text
+
+
+@pytest.mark.parametrize("encoding", [
+    "utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be",
+    "cp949", "euc-kr",
+])
+def test_text_encodings_come_out_the_same(tmp_path: Path, encoding: str) -> None:
+    path = make_txt(tmp_path / "규정.txt", KOREAN, encoding=encoding)
+    doc = parse(path)
+    assert doc.format == "txt"
+    assert [b.text for b in doc.blocks] == KOREAN.split("\n\n")
+
+
+def test_boms_are_not_text(tmp_path: Path) -> None:
+    for bom, encoding in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le")):
+        path = tmp_path / "bom.md"
+        path.write_bytes(bom + "# 제목\n\n본문".encode(encoding))
+        doc = parse(path)
+        assert [(b.kind, b.text) for b in doc.blocks] == [("heading", "제목"), ("paragraph", "본문")]
+
+
+def test_latin_text_is_not_read_as_korean(tmp_path: Path) -> None:
+    path = make_txt(tmp_path / "menu.txt", "Crème brûlée, café au lait et pâté — très bon.", encoding="cp1252")
+    assert parse(path).text == "Crème brûlée, café au lait et pâté — très bon."
+
+
+@pytest.mark.parametrize(("encoding", "delimiter", "suffix"), [
+    ("utf-16", ",", ".csv"), ("cp949", ",", ".csv"), ("utf-8-sig", ";", ".csv"), ("utf-8", "\t", ".tsv"),
+])
+def test_csv_encodings_and_delimiters(tmp_path: Path, encoding: str, delimiter: str, suffix: str) -> None:
+    rows = [["역명", "노선", "승차"], ["서울역", "1호선", 61174], ["강남", "2호선", 98000]]
+    doc = parse(make_csv(tmp_path / f"stations{suffix}", rows, encoding=encoding, delimiter=delimiter))
+    block = doc.blocks[0]
+    assert block.table.rows == (("역명", "노선", "승차"), ("서울역", "1호선", "61174"), ("강남", "2호선", "98000"))
+    assert block.table.header_rows == 1 and block.row_numbers == (1, 2, 3)
+    assert block.locator.sheet == "stations"
+
+
+def test_csv_is_streamed_to_the_row_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import parsers.delimited
+
+    monkeypatch.setattr(parsers.delimited, "MAX_ROWS", 100)
+    doc = parse(make_csv(tmp_path / "long.csv", [["id", "값"]] + [[i, f"값 {i}"] for i in range(5000)]))
+    assert len(doc.blocks[0].table.rows) == 100
+    assert doc.warnings and "were not read" in doc.warnings[0]
+
+
+def test_utf16_without_bom_and_email_are_detected(tmp_path: Path) -> None:
+    wide = tmp_path / "notes"
+    wide.write_bytes("메모: meeting at 10:00\n".encode("utf-16-le"))
+    assert detect_format(wide) == "txt"
+    assert "meeting at 10:00" in parse(wide).text
+
+
+def test_markdown_structure(tmp_path: Path) -> None:
+    text = "Title\n=====\n\n- one\n  more\n- two\n  1. nested\n\n| a | b \\| c |\n|---|---|\n| 1 | 2 |\n\n---\nend\n"
+    doc = parse(make_txt(tmp_path / "a.md", text))
+    assert [(b.kind, b.level, b.text) for b in doc.blocks] == [
+        ("heading", 1, "Title"), ("list_item", 0, "- one\nmore"), ("list_item", 0, "- two"),
+        ("list_item", 1, "1. nested"), ("table", 0, "a | b | c\n1 | 2"), ("paragraph", 0, "end"),
+    ]
+    assert doc.blocks[4].table.rows[0] == ("a", "b | c")
+
+
+# ------------------------------------------------------------------------------------------ tables
+
+
+def test_header_detection_rules() -> None:
+    assert detect_header_rows([["이름", "값"], ["가", "1"]]) == 1
+    assert detect_header_rows([["Stanley Cups", "", ""], ["Team", "City", "Cups"], ["Blues", "STL", "1"]]) == 2
+    assert detect_header_rows([["이름", "설명"], ["가", "나"], ["다", "라"]]) == 1  # text-only table
+    # A merged year over quarter columns is a header even though "2025" looks like a number.
+    grid = [["권역", "2025", "", "비고"], ["", "Q1", "Q2", ""], ["수도권", "1,820", "2,040", "잠정"]]
+    assert detect_header_rows(grid, [Span(0, 0, 1, 0), Span(0, 1, 0, 2), Span(0, 3, 1, 3)]) == 2
+    assert all(is_value(v) for v in ("1,820", "12.5%", "₩3,000", "2025-01-04", "2025. 3.", "10:30", "#N/A", "-3"))
+    assert not any(is_value(v) for v in ("2025년", "1월", "Q1", "제1조", "서울"))
+
+
+def test_merged_cells_fill_headers_and_categories_not_rows() -> None:
+    grid = [["기간", "", "실적", ""], ["일자", "지역", "수량", "금액"], ["1월", "서울", "3", "3600"],
+            ["", "부산", "5", "6000"], ["합계", "", "8", "9600"]]
+    spans = [Span(0, 0, 0, 1), Span(0, 2, 0, 3), Span(2, 0, 3, 0), Span(4, 0, 4, 1)]
+    table = make_table(grid, spans)
+    assert table.header_rows == 2
+    assert table.rows[0] == ("기간", "기간", "실적", "실적")
+    assert table.rows[3] == ("1월", "부산", "5", "6000")  # a category merged down repeats in its rows
+    assert table.rows[4] == ("합계", "", "8", "9600")  # a label merged across data cells is kept once
+    assert table.row_text(4) == "합계 |  | 8 | 9600"
+
+
+# -------------------------------------------------------------------------------------------- xlsx
+
+
+def test_formula_without_cached_value_is_reported(tmp_path: Path) -> None:
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "계산"
+    sheet.append(["품목", "수량", "단가", "금액"])
+    for row in range(2, 5):
+        sheet.append([f"품목 {row}", row, 100, f"=B{row}*C{row}"])
+    path = tmp_path / "formulas.xlsm"  # any name: the content decides
+    workbook.save(path)
+    doc = parse(path)
+    (warning,) = doc.warnings
+    assert "3 formula cell(s) have no cached value" in warning and "D2, D3, D4" in warning
+    assert doc.blocks[0].table.rows[1] == ("품목 2", "2", "100", "")
+
+
+def test_cached_formula_values_are_read(tmp_path: Path) -> None:
+    path = make_xlsx(tmp_path / "cached.xlsx", {"S": [["a", "b"], [1, 2]]})
+    sheet_xml = ('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+                 '<row r="1"><c r="A1" t="inlineStr"><is><t>합계</t></is></c><c r="B1"><f>SUM(1,2)</f><v>3</v></c>'
+                 '<c r="C1" t="str"><f>IF(1,"","x")</f><v></v></c></row>'
+                 '<row r="3"><c r="A3" t="b"><v>1</v></c><c r="B3" t="e"><v>#DIV/0!</v></c>'
+                 '<c r="C3" t="inlineStr"><is><r><t>서</t></r><r><t>울</t></r><rPh><t>ソウル</t></rPh></is></c></row>'
+                 "</sheetData></worksheet>")
+    with zipfile.ZipFile(path) as source:
+        members = [(info, source.read(info)) for info in source.infolist()]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as target:
+        for info, data in members:
+            target.writestr(info, sheet_xml.encode() if info.filename == "xl/worksheets/sheet1.xml" else data)
+    path.write_bytes(buffer.getvalue())
+    doc = parse(path)
+    assert doc.warnings == ()  # an empty string result is a cached value, not a missing one
+    assert doc.blocks[0].table.rows == (("합계", "3", ""), ("TRUE", "#DIV/0!", "서울"))
+    assert doc.blocks[0].row_numbers == (1, 3)
+
+
+# -------------------------------------------------------------------------------------------- docx
+
+
+def test_docx_numbering_labels() -> None:
+    from parsers.docx import _format_number, _Level, _Numbering
+
+    numbering = _Numbering(
+        nums={"1": ("0", {}), "2": ("0", {0: 5})},
+        levels={"0": {0: _Level(1, "ganada", "%1."), 1: _Level(1, "decimalEnclosedCircle", "%2"),
+                      2: _Level(1, "bullet", "\uf0b7")}},
+    )
+    assert [numbering.label("1", 0), numbering.label("1", 1), numbering.label("1", 1),
+            numbering.label("1", 2), numbering.label("1", 0), numbering.label("1", 1)] == \
+        ["가.", "①", "②", "•", "나.", "①"]
+    assert numbering.label("2", 0) == "마."  # a list instance that restarts at 5
+    assert [_format_number(4, f) for f in ("upperRoman", "lowerLetter", "chosung", "decimalZero")] == \
+        ["IV", "d", "ㄹ", "04"]
+
+
+def test_docx_footnotes_and_macro_enabled_type(tmp_path: Path) -> None:
+    path = make_docx(tmp_path / "a.docm", ["본문 문단입니다."])
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    footnotes = (f'<?xml version="1.0" encoding="UTF-8"?><w:footnotes xmlns:w="{w}">'
+                 '<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>'
+                 '<w:footnote w:id="1"><w:p><w:r><w:t>각주 내용 footnote</w:t></w:r></w:p></w:footnote></w:footnotes>')
+    with zipfile.ZipFile(path) as source:
+        members = [(info, source.read(info)) for info in source.infolist()]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as target:
+        for info, data in members:
+            if info.filename == "[Content_Types].xml":
+                data = data.replace(b"wordprocessingml.document.main+xml", b"x").replace(
+                    b'ContentType="application/vnd.openxmlformats-officedocument.x"',
+                    b'ContentType="application/vnd.ms-word.document.macroEnabled.main+xml"').replace(
+                    b"</Types>", b'<Override PartName="/word/footnotes.xml" ContentType="application/'
+                                 b'vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml"/></Types>')
+            if info.filename == "word/_rels/document.xml.rels":
+                data = data.replace(b"</Relationships>", b'<Relationship Id="rIdFn" Type="http://schemas.'
+                                    b'openxmlformats.org/officeDocument/2006/relationships/footnotes" '
+                                    b'Target="footnotes.xml"/></Relationships>')
+            target.writestr(info, data)
+        target.writestr("word/footnotes.xml", footnotes)
+    path.write_bytes(buffer.getvalue())
+    doc = parse(path)
+    assert [b.text for b in doc.blocks] == ["본문 문단입니다.", "Footnote 1: 각주 내용 footnote"]
+
+
+# -------------------------------------------------------------------------------------------- pptx
+
+
+def test_hidden_slide_and_chart_are_read(tmp_path: Path) -> None:
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    path = make_pptx(tmp_path / "deck.pptx", [Slide("공개 슬라이드", ["본문"]), Slide("숨긴 슬라이드", ["비밀"])])
+    deck = Presentation(str(path))
+    deck.slides[1]._element.set("show", "0")
+    data = CategoryChartData()
+    data.categories = ["Q1", "Q2"]
+    data.add_series("매출 Revenue", (1820, 2040.5))
+    chart = deck.slides[0].shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(4), Inches(4),
+                                            Inches(2), data).chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "분기 매출"
+    deck.save(str(path))
+    doc = parse(path)
+    assert doc.warnings == ("slide 2 is hidden; indexed anyway",)
+    (table,) = [b for b in doc.blocks if b.kind == "table"]
+    assert table.table.rows == (("", "매출 Revenue"), ("Q1", "1820"), ("Q2", "2040.5"))
+    assert "분기 매출" in doc.text and "비밀" in doc.text
+
+
+# --------------------------------------------------------------------------------------------- pdf
+
+
+def test_text_pages_never_reach_pdfplumber(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pdfplumber
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("pdfplumber was opened for a PDF without tables")
+
+    path = make_pdf(tmp_path / "text.pdf", [["첫 쪽 문단입니다."], ["둘째 쪽 문단입니다."]], header="머리말",
+                    page_numbers=True)
+    monkeypatch.setattr(pdfplumber, "open", refuse)
+    doc = parse(path)
+    assert "둘째 쪽 문단입니다." in doc.text and doc.warnings == ()
+
+
+def test_pdf_table_pages_use_pdfplumber_and_keep_text_out_of_tables(tmp_path: Path) -> None:
+    table = [["구분", "2024년", "2025년"], ["예산", "112", "138"]]
+    doc = parse(make_pdf(tmp_path / "t.pdf", [["표 위 문단입니다."], ["둘째 쪽"]], table=table))
+    kinds = [(b.kind, b.locator.page) for b in doc.blocks]
+    assert kinds == [("paragraph", 1), ("table", 1), ("paragraph", 2)]
+    assert "112" not in doc.blocks[0].text
+
+
+def test_pdf_when_pdfplumber_fails_keeps_text_and_warns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pdfplumber
+
+    def broken(*_args, **_kwargs):
+        raise ValueError("pdfminer could not read the xref")
+
+    monkeypatch.setattr(pdfplumber, "open", broken)
+    doc = parse(make_pdf(tmp_path / "t.pdf", [["표 위 문단입니다."]], table=[["a", "b"], ["1", "2"]]))
+    assert "표 위 문단입니다." in doc.text
+    assert any("tables not detected" in w for w in doc.warnings)
+
+
+def test_pdf_two_columns_and_a_title_drawn_last(tmp_path: Path) -> None:
+    """As a layout program writes a page: the left column, then the right one, then the title on
+    top. Content order alone would read the title last."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    pdf = _new_pdf(page_numbers=False)
+    pdf.add_page()
+    left = [f"왼쪽 단 {n}번째 줄입니다. Left column line {n}." for n in range(1, 9)]
+    right = [f"오른쪽 단 {n}번째 줄입니다. Right line {n}." for n in range(1, 9)]
+    pdf.set_font(FONT_FAMILY, size=10)
+    for x, lines in ((20, left), (110, right)):
+        for index, line in enumerate(lines):
+            pdf.set_xy(x, 60 + index * 5.5)
+            pdf.cell(80, 5.5, line)
+    pdf.set_font(FONT_FAMILY, size=18)
+    pdf.set_xy(20, 30)
+    pdf.cell(170, 10, "두 단 문서의 제목 Two-column title")
+    path = tmp_path / "columns.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    assert [b.text.split("\n")[0] for b in doc.blocks] == ["두 단 문서의 제목 Two-column title", left[0], right[0]]
+    assert doc.text.index(left[-1]) < doc.text.index(right[0])
+
+
+def test_pdf_furniture_and_page_geometry(tmp_path: Path) -> None:
+    path = make_pdf(tmp_path / "a.pdf", [["첫 쪽"], ["둘째 쪽"], ["셋째 쪽"]], header="Annual report 2025",
+                    page_numbers=True, landscape=True)
+    doc = parse(path)
+    furniture = [b.text for b in doc.blocks if b.kind == "furniture"]
+    assert furniture == ["Annual report 2025", "- 1 -", "Annual report 2025", "- 2 -", "Annual report 2025", "- 3 -"]
+    assert doc.landscape_share() == 1.0 and doc.page_count == 3
+    assert [p.number for p in doc.properties.pages] == [1, 2, 3]

@@ -1,0 +1,127 @@
+"""Search over a real knowledge base: full text in Korean and English, vector, hybrid, --json, --kb."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_sync import settings, write
+
+from flows.cli import main
+from flows.ingest import ingest_flow
+from flows.search import HIT_KEYS, MODES, fts_column, search
+from flows.store import Store, now
+
+DOCS = {
+    "privacy.txt": "개인정보 보호 규정\n\n제5조(파기) 보유기간이 지난 개인정보는 5일 이내에 파기하여야 한다.\n",
+    "budget.txt": "예산 집행 현황\n\n올해 예산은 교육 사업에 집중하여 집행되었다.\n",
+    "meeting.md": "# Meeting notes\n\nThe committee reviewed the budgets and approved the hiring plan.\n",
+    "travel.md": "# Travel policy\n\nEmployees book trains for trips shorter than four hours.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def kb(prefect_harness, tmp_path_factory) -> tuple[str, Path]:
+    root = tmp_path_factory.mktemp("search") / "docs"
+    for name, text in DOCS.items():
+        write(root / name, text)
+    db = str(root.parent / "db")
+    report = ingest_flow([str(root)], settings(db))
+    assert report.count("added") == len(DOCS)
+    return db, root
+
+
+def docs(hits: list[dict]) -> list[str]:
+    return [h["doc_id"] for h in hits]
+
+
+def test_queries_go_to_the_index_that_suits_their_script():
+    assert fts_column("budget review") == "embed_text"
+    assert fts_column("Café, naïve résumé 2024") == "embed_text"
+    assert fts_column("개인정보 파기") == "text"
+    assert fts_column("AI 윤리 가이드라인") == "text"  # mixed: n-grams cover both
+    assert fts_column("東京 会議") == "text"
+    assert fts_column("2024 / 7") == "text"  # no letters: n-grams
+
+
+def test_korean_query_finds_the_korean_chunk(kb):
+    db, _ = kb
+    for query in ("개인정보 파기", "파기하여야"):  # a particle-glued form, as Korean is written
+        assert docs(search(settings(db), query, k=1, mode="fts")) == ["privacy.txt"]
+    assert docs(search(settings(db), "예산 집행", k=1, mode="fts")) == ["budget.txt"]
+    assert docs(search(settings(db), "개인정보 파기", k=1, mode="hybrid")) == ["privacy.txt"]
+
+
+def test_english_query_matches_word_forms(kb):
+    db, _ = kb
+    # "budget" is stemmed to match "budgets"; "approve" matches "approved"
+    assert docs(search(settings(db), "budget approve", k=1, mode="fts")) == ["meeting.md"]
+    assert docs(search(settings(db), "train trip", k=1, mode="hybrid")) == ["travel.md"]
+
+
+def test_every_mode_returns_stable_hits(kb):
+    db, root = kb
+    for mode in MODES:
+        hits = search(settings(db), "budget 예산", k=3, mode=mode)
+        assert 1 <= len(hits) <= 3
+        for hit in hits:
+            assert tuple(hit) == HIT_KEYS
+            assert hit["source"] == str(root / hit["doc_id"]) and isinstance(hit["score"], float)
+            assert hit["where"] == "whole file" and hit["text"]
+        scores = [h["score"] for h in hits]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_the_query_uses_the_embedder_the_kb_was_built_with(kb):
+    db, _ = kb
+    # The KB holds hashing vectors; asking with another embedder must not embed the query with it.
+    hits = search(settings(db).model_copy(update={"embedder": "no-such-embedder"}), "trains", k=1, mode="vector")
+    assert docs(hits) == ["travel.md"]
+
+
+def test_hostile_queries_do_not_break_full_text(kb):
+    db, _ = kb
+    for query in ['it\'s "quoted" (x) AND: y*', "NOT OR AND", "+-&&||!(){}[]^\"~*?:\\/", "a", "개", "x" * 3000]:
+        for mode in ("fts", "hybrid"):
+            assert isinstance(search(settings(db), query, k=2, mode=mode), list)
+    assert search(settings(db), "   ", k=2) == []
+
+
+def test_unknown_mode_and_missing_database(tmp_path):
+    with pytest.raises(ValueError, match="vector, fts, hybrid"):
+        search(settings(tmp_path / "db"), "q", mode="bm25")
+    missing = tmp_path / "typo"
+    assert search(settings(missing), "q") == [] and not missing.exists(), "a search never creates a database"
+
+
+def test_full_text_sees_writes_after_the_index_was_built(tmp_path):
+    """Rows written after the index (not yet folded in by compaction) are searched too; deleted
+    rows are not."""
+    db = str(tmp_path / "db")
+    store = Store(db)
+    dim = 512
+
+    def rows(doc_id: str, text: str) -> list[dict]:
+        return [{"chunk_id": f"{doc_id}#0", "doc_id": doc_id, "text": text, "embed_text": text, "ordinal": 0,
+                 "indexed_at": now(), "embedder": "hashing", "vector": [0.0] * (dim - 1) + [1.0]}]
+
+    store.replace_documents(rows("old", "초기 문서 the original zeppelin"), ["old"], dim)
+    assert store.maintain(changed_files=1) == ["text_idx", "embed_text_idx"]
+    store.replace_documents(rows("new", "추가된 문서 a zeppelin appears"), ["new"], dim)
+    store.replace_documents(rows("old", "바뀐 문서 no airships here"), ["old"], dim)
+    assert sorted(docs(search(settings(db), "zeppelin", k=5, mode="fts"))) == ["new"]
+    assert docs(search(settings(db), "추가된", k=5, mode="fts")) == ["new"]
+    assert search(settings(db), "초기", k=5, mode="fts") == [], "the replaced text is gone"
+
+
+def test_cli_json_is_stable_and_kbs_are_isolated(kb, capsys):
+    db, _ = kb
+    assert main(["search", "개인정보 파기", "--db", db, "-k", "2", "--mode", "fts", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out) == ["query", "mode", "kb", "hits"]
+    assert out["query"] == "개인정보 파기" and out["mode"] == "fts" and out["kb"] == "default"
+    assert [list(h) for h in out["hits"]] == [list(HIT_KEYS)] * len(out["hits"]) and out["hits"][0]["doc_id"] == "privacy.txt"
+
+    assert main(["search", "개인정보 파기", "--db", db, "--kb", "empty", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hits"] == []

@@ -1,0 +1,170 @@
+"""The LanceDB store on real databases in temp dirs: one commit per batch, exact predicates, upkeep."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from flows.store import (
+    CACHE,
+    TOO_MANY_FRAGMENTS,
+    Store,
+    chunk_schema,
+    ensure_indexes,
+    in_list,
+    now,
+    sql_string,
+)
+
+DIM = 8
+
+#: Names that break naive predicates: quotes, LIKE wildcards, backslashes, a newline, unicode, and
+#: names that are prefixes or patterns of each other.
+HOSTILE = ["it's.txt", "it''s.txt", "x' OR '1'='1", "100%.txt", "100_.txt", "1000.txt", "a_c.md", "abc.md",
+           "back\\slash.txt", "back\\", "new\nline.txt", "한글 문서.md", "emoji 😀.txt", "\\'; --", "tab\there"]
+
+
+def row(doc_id: str, ordinal: int, text: str = "", dim: int = DIM, seed: int = 0) -> dict:
+    vector = np.random.default_rng(abs(hash((doc_id, ordinal, seed))) % 2**32).random(dim, dtype=np.float32)
+    return {
+        "chunk_id": f"{doc_id}#{ordinal}", "doc_id": doc_id, "source": f"/docs/{doc_id}", "root": "/docs",
+        "content_hash": "h", "format": "txt", "strategy": "general", "rule": "default", "ordinal": ordinal,
+        "text": text or f"chunk {ordinal} of {doc_id}", "embed_text": text or f"chunk {ordinal} of {doc_id}",
+        "tokens": 5, "heading_path": "", "char_start": 0, "char_end": 5, "embedder": "test", "dim": dim,
+        "config": "c", "indexed_at": now(), "vector": vector.tolist(),
+    }
+
+
+def doc_rows(doc_id: str, count: int, seed: int = 0) -> list[dict]:
+    return [row(doc_id, i, seed=seed) for i in range(count)]
+
+
+def chunk_ids(store: Store) -> list[str]:
+    return sorted(r["chunk_id"] for r in store.rows(["chunk_id"]))
+
+
+def test_schema_has_every_field_the_index_promises():
+    names = set(chunk_schema(DIM).names)
+    assert names >= {"chunk_id", "doc_id", "source", "content_hash", "format", "strategy", "rule", "ordinal",
+                     "text", "embed_text", "tokens", "page_start", "page_end", "sheet", "row_start", "row_end",
+                     "slide_start", "slide_end", "heading_path", "char_start", "char_end", "embedder", "dim",
+                     "config", "indexed_at", "vector"}
+    assert chunk_schema(DIM).field("vector").type == pa.list_(pa.float32(), DIM)
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_predicates_match_exactly_one_name(db_path, name):
+    store = Store(db_path)
+    store.replace_documents([r for n in HOSTILE for r in doc_rows(n, 2)], HOSTILE, DIM)
+    table = store.chunks_table()
+    assert table.count_rows(f"doc_id = {sql_string(name)}") == 2
+    assert table.count_rows(in_list("doc_id", [name])) == 2
+    store.forget([name])
+    left = {r["doc_id"] for r in store.rows(["doc_id"])}
+    assert left == set(HOSTILE) - {name}, "a delete reached other files"
+
+
+def test_replacing_a_batch_of_files_is_one_commit(db_path):
+    store = Store(db_path)
+    store.replace_documents(doc_rows("a", 3) + doc_rows("b", 2) + doc_rows("c", 2), ["a", "b", "c"], DIM)
+    before = store.chunks_table().version
+    # a shrinks to one chunk, b grows to four, c is emptied (its file now cuts to nothing), d is new
+    written, deleted = store.replace_documents(doc_rows("a", 1, seed=1) + doc_rows("b", 4, seed=1) + doc_rows("d", 1),
+                                               ["a", "b", "c", "d"], DIM)
+    assert store.chunks_table().version == before + 1, "one merge_insert commit for the whole batch"
+    assert (written, deleted) == (6, 4)  # a#1, a#2, c#0, c#1
+    assert chunk_ids(store) == ["a#0", "b#0", "b#1", "b#2", "b#3", "d#0"]
+    # the version before is intact: a reader saw every file as it was, then every file as it is
+    reader = store.db.open_table("default__chunks")
+    reader.checkout(before)
+    assert sorted(reader.to_arrow().column("chunk_id").to_pylist()) == [
+        "a#0", "a#1", "a#2", "b#0", "b#1", "c#0", "c#1"]
+
+
+def test_a_batch_that_empties_every_file_deletes_them_in_one_commit(db_path):
+    store = Store(db_path)
+    store.replace_documents(doc_rows("a", 2) + doc_rows("b", 2), ["a", "b"], DIM)
+    before = store.chunks_table().version
+    assert store.replace_documents([], ["a"], DIM) == (0, 2)
+    assert store.chunks_table().version == before + 1
+    assert chunk_ids(store) == ["b#0", "b#1"]
+
+
+def test_other_files_rows_are_not_rewritten(db_path):
+    store = Store(db_path)
+    store.replace_documents(doc_rows("a", 2) + doc_rows("b", 2), ["a", "b"], DIM)
+    b_before = [r for r in store.rows() if r["doc_id"] == "b"]
+    store.replace_documents(doc_rows("a", 3, seed=2), ["a"], DIM)
+    assert [r for r in store.rows() if r["doc_id"] == "b"] == b_before
+
+
+def test_a_different_vector_size_is_refused_before_writing(db_path):
+    store = Store(db_path)
+    store.replace_documents(doc_rows("a", 1), ["a"], DIM)
+    with pytest.raises(ValueError, match="8-d vectors"):
+        store.replace_documents([row("b", 0, dim=16)], ["b"], 16)
+    assert chunk_ids(store) == ["a#0"]
+
+
+def test_a_table_whose_creation_was_cut_short_is_healed(db_path, tmp_path):
+    # A kill between creating the table folder and committing its first version leaves this.
+    (tmp_path / "lancedb" / "default__chunks.lance").mkdir(parents=True)
+    (tmp_path / "lancedb" / "default__manifest.lance").mkdir(parents=True)
+    store = Store(db_path)
+    assert store.manifest() == {} and store.count() == 0
+    store.replace_documents(doc_rows("a", 2), ["a"], DIM)
+    store.write_manifest([{"doc_id": "a", "root": "/docs", "path": "/docs/a", "status": "indexed"}])
+    assert chunk_ids(store) == ["a#0", "a#1"] and set(store.manifest()) == {"a"}
+
+
+def test_manifest_upsert_and_forget(db_path):
+    store = Store(db_path)
+    store.write_manifest([{"doc_id": n, "root": "/docs", "status": "indexed", "chunks": 1} for n in HOSTILE])
+    store.write_manifest([{"doc_id": "it's.txt", "root": "/docs", "status": "failed", "chunks": 0}])
+    manifest = store.manifest()
+    assert set(manifest) == set(HOSTILE) and manifest["it's.txt"]["status"] == "failed"
+    store.forget(["it's.txt", "100%.txt"])
+    assert set(store.manifest()) == set(HOSTILE) - {"it's.txt", "100%.txt"}
+
+
+def test_embedding_cache_is_keyed_by_embedder_and_text_hash(db_path):
+    store = Store(db_path)
+    one, two = np.ones(4, dtype=np.float32), np.full(4, 2, dtype=np.float32)
+    store.cache_vectors("e1", {"h1": one})
+    store.cache_vectors("e2", {"h1": two})
+    store.cache_vectors("e1", {"h1": two, "h2": two})  # an existing entry is never overwritten
+    got = store.cached_vectors("e1", ["h1", "h2", "h3"])
+    assert sorted(got) == ["h1", "h2"] and got["h1"].tolist() == one.tolist()
+    assert store.cached_vectors("e2", ["h1"])["h1"].tolist() == two.tolist()
+
+
+def test_maintain_builds_text_indexes_and_compacts_piled_up_commits(db_path):
+    store = Store(db_path)
+    for i in range(TOO_MANY_FRAGMENTS + 2):  # one small commit per file, as many small runs leave it
+        store.replace_documents(doc_rows(f"f{i}", 1), [f"f{i}"], DIM)
+    store.cache_vectors("e", {f"h{i}": np.ones(4, dtype=np.float32) for i in range(3)})
+    table = store.chunks_table()
+    assert table.stats()["fragment_stats"]["num_fragments"] >= TOO_MANY_FRAGMENTS
+    done = store.maintain(changed_files=1)
+    assert {"text_idx", "embed_text_idx"} <= set(done) and "compact default__chunks" in done
+    table = store.chunks_table()  # a handle sees other handles' commits once reopened
+    assert {i.name for i in table.list_indices()} == {"text_idx", "embed_text_idx"}
+    assert table.stats()["fragment_stats"]["num_fragments"] == 1
+    assert chunk_ids(store) == sorted(f"f{i}#0" for i in range(TOO_MANY_FRAGMENTS + 2))
+    assert store.maintain(changed_files=1) == [], "nothing to do the second time"
+    assert store._open(CACHE) is not None
+
+
+def test_vector_index_from_the_threshold_keeps_exact_top_hit(db_path):
+    store = Store(db_path)
+    rows = [r for i in range(60) for r in doc_rows(f"d{i}", 10)]  # 600 rows
+    store.replace_documents(rows, sorted({r["doc_id"] for r in rows}), DIM)
+    table = store.chunks_table()
+    assert "vector_idx" not in ensure_indexes(table, vector_min_rows=601)
+    assert "vector_idx" in store.maintain(changed_files=1, vector_min_rows=600)
+    table = store.chunks_table()
+    assert "vector_idx" in {i.name for i in table.list_indices()}
+    for probe in rows[::97]:  # with exact re-ranking of the candidates, a stored vector finds itself
+        hits = table.search(probe["vector"], vector_column_name="vector").metric("cosine").limit(1).refine_factor(10)
+        assert hits.to_list()[0]["chunk_id"] == probe["chunk_id"]

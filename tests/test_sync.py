@@ -1,0 +1,227 @@
+"""Incremental sync: the walk (links, loops, ignores, unreadable folders), the plan, and what re-runs
+of the real flow do (Prefect test harness, real LanceDB, the ``hashing`` embedder)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from flows.ingest import ingest_flow
+from flows.pipeline import scan, walk
+from flows.settings import Settings
+from flows.store import Store
+from flows.sync import plan_sync
+
+#: Columns that differ between two correct ingests of the same files: when and from where.
+VOLATILE = ("indexed_at", "source", "root")
+
+
+def comparable_rows(db: str, kb: str = "default") -> list[dict]:
+    """The chunks table as sorted plain rows, without the columns two equal ingests may differ in."""
+    rows = Store(db, kb).rows()
+    return sorted(({k: v for k, v in r.items() if k not in VOLATILE} for r in rows), key=lambda r: r["chunk_id"])
+
+
+def settings(db: str | Path, **kw) -> Settings:
+    return Settings(db=str(db), embedder="hashing", workers=1, **kw)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+    return path
+
+
+def paragraphs(*items: str) -> str:
+    return "\n\n".join(items) + "\n"
+
+
+# -- the walk -----------------------------------------------------------------------------------
+
+def test_walk_skips_hidden_and_ignored_files(tmp_path):
+    write(tmp_path / "a.txt", "a")
+    write(tmp_path / ".hidden.txt", "h")
+    write(tmp_path / ".git" / "config", "c")
+    write(tmp_path / "drafts" / "x.tmp", "t")
+    write(tmp_path / "drafts" / "keep.md", "k")
+    write(tmp_path / ".seamsignore", "# scratch files\n*.tmp\n\ndrafts/old*\n")
+    write(tmp_path / "drafts" / "old-notes.md", "o")
+    assert [r.doc_id for r in walk(tmp_path)] == ["a.txt", "drafts/keep.md"]
+
+
+def test_symlinks_leaving_the_root_are_not_followed(tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    write(root / "in.txt", "in")
+    write(outside / "secret.txt", "secret")
+    (root / "dir-link").symlink_to(outside, target_is_directory=True)
+    (root / "file-link.txt").symlink_to(outside / "secret.txt")
+    (root / "relative-escape").symlink_to("../outside", target_is_directory=True)
+    assert [r.doc_id for r in walk(root)] == ["in.txt"]
+
+
+def test_symlink_loops_end_and_each_file_is_taken_once_under_its_real_path(tmp_path):
+    write(tmp_path / "a" / "b" / "deep.txt", "deep")
+    write(tmp_path / "top.txt", "top")
+    (tmp_path / "a" / "b" / "loop").symlink_to(tmp_path, target_is_directory=True)  # back to the root
+    (tmp_path / "a" / "self").symlink_to(tmp_path / "a", target_is_directory=True)
+    (tmp_path / "z-link").symlink_to(tmp_path / "a", target_is_directory=True)  # sorts after a/, still loses
+    (tmp_path / "alias.txt").symlink_to(tmp_path / "top.txt")
+    assert [r.doc_id for r in walk(tmp_path)] == ["a/b/deep.txt", "top.txt"]
+
+
+def test_a_link_to_a_hidden_folder_inside_the_root_is_followed(tmp_path):
+    write(tmp_path / ".store" / "kept.txt", "kept")
+    (tmp_path / "shelf").symlink_to(tmp_path / ".store", target_is_directory=True)
+    assert [r.doc_id for r in walk(tmp_path)] == ["shelf/kept.txt"]
+
+
+def test_unreadable_folders_are_reported_not_dropped(tmp_path, monkeypatch):
+    write(tmp_path / "ok" / "a.txt", "a")
+    write(tmp_path / "locked" / "b.txt", "b")
+    real_scandir = os.scandir
+
+    def scandir(path):  # as root, chmod cannot lock a folder; the OS error is what matters
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = scan(tmp_path)
+    assert [r.doc_id for r in found.files] == ["ok/a.txt"] and found.unreadable == ["locked"]
+    manifest = {d: _row(d, str(tmp_path)) for d in ("ok/a.txt", "locked/b.txt", "gone.txt")}
+    plan = plan_sync([str(tmp_path)], manifest, "fp", allow_mass_delete=False)
+    assert plan.deleted == ["gone.txt"] and plan.unreachable == ["locked/b.txt"]
+
+
+def _row(doc_id: str, root: str) -> dict:
+    return {"doc_id": doc_id, "root": root, "size": -1, "mtime": 0.0, "content_hash": "", "config": "fp",
+            "error_kind": ""}
+
+
+def test_two_roots_claiming_one_id_are_refused(tmp_path):
+    write(tmp_path / "a" / "notes.md", "a")
+    write(tmp_path / "b" / "notes.md", "b")
+    with pytest.raises(ValueError, match=r"notes\.md"):
+        plan_sync([str(tmp_path / "a"), str(tmp_path / "b")], {}, "fp", allow_mass_delete=False)
+    # the same folder twice, or a file together with its folder, is one claim
+    plan = plan_sync([str(tmp_path / "a"), str(tmp_path / "a" / "notes.md"), str(tmp_path / "a")], {}, "fp", False)
+    assert [r.doc_id for r in plan.to_cut] == ["notes.md"]
+
+
+# -- re-runs of the flow ------------------------------------------------------------------------
+
+def test_rerun_is_idempotent_and_unchanged_files_are_not_parsed(prefect_harness, tmp_path):
+    root, db = tmp_path / "docs", tmp_path / "db"
+    write(root / "a.md", paragraphs("# 제목", "본문입니다."))
+    write(root / "b.txt", "Plain text about the budget.")
+    first = ingest_flow([str(root)], settings(db))
+    assert first.count("added") == 2
+    rows = comparable_rows(str(db))
+
+    again = ingest_flow([str(root)], settings(db))
+    assert (again.count("unchanged"), again.count("added"), again.count("deleted")) == (2, 0, 0)
+    assert (again.embedded, again.rows_written, again.rows_deleted) == (0, 0, 0)
+    assert comparable_rows(str(db)) == rows
+
+    # Same size and mtime: the file is not even read. Prove it with bytes that cannot be parsed.
+    target = root / "b.txt"
+    stat = target.stat()
+    target.write_bytes(b"%PDF-1.7\n" + b"x" * (stat.st_size - 9))
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    blind = ingest_flow([str(root)], settings(db))
+    assert blind.count("unchanged") == 2 and blind.failed == 0
+
+    # A new mtime with the same bytes: hashed, found equal, still not parsed or embedded.
+    write(root / "a.md", paragraphs("# 제목", "본문입니다."))
+    os.utime(root / "a.md", (stat.st_atime + 100, stat.st_mtime + 100))
+    touched = ingest_flow([str(root)], settings(db))
+    assert touched.count("unchanged") == 2 and touched.embedded == 0 and touched.rows_written == 0
+    assert Store(str(db)).manifest()["a.md"]["mtime"] == (root / "a.md").stat().st_mtime
+
+
+def test_a_changed_setting_reindexes_every_file(prefect_harness, tmp_path):
+    root, db = tmp_path / "docs", tmp_path / "db"
+    long_text = paragraphs(*(f"Section {i}. " + "The committee reviewed the budget line by line. " * 6
+                             for i in range(6)))
+    write(root / "long.txt", long_text)
+    write(root / "short.txt", "short")
+    ingest_flow([str(root)], settings(db))
+    before = comparable_rows(str(db))
+
+    smaller = settings(db, min_tokens=20, max_tokens=60, merge_ceiling=70)
+    report = ingest_flow([str(root)], smaller)
+    assert report.count("updated") == 2 and report.count("unchanged") == 0
+    after = comparable_rows(str(db))
+    assert {r["config"] for r in after} == {smaller.fingerprint()}
+    assert len(after) > len(before)
+    fresh = tmp_path / "fresh"
+    ingest_flow([str(root)], settings(fresh, min_tokens=20, max_tokens=60, merge_ceiling=70))
+    assert after == comparable_rows(str(fresh))
+
+
+def test_recutting_a_file_embeds_only_the_chunks_that_changed(prefect_harness, tmp_path):
+    root, db = tmp_path / "docs", tmp_path / "db"
+    sections = [f"## Part {i}\n\n" + f"Part {i} covers topic number {i} in detail. " * 12 for i in range(8)]
+    write(root / "manual.md", paragraphs("# Manual", *sections))
+    budget = {"min_tokens": 20, "max_tokens": 120, "merge_ceiling": 130}
+    first = ingest_flow([str(root)], settings(db, **budget))
+    chunks = first.files[0].chunks
+    assert chunks >= 6
+
+    sections[3] = "## Part 3\n\nThis part was rewritten from scratch. " * 3
+    write(root / "manual.md", paragraphs("# Manual", *sections))
+    second = ingest_flow([str(root)], settings(db, **budget))
+    assert second.count("updated") == 1
+    assert 1 <= second.embedded <= 2 and second.reused_vectors >= chunks - 2
+    fresh = tmp_path / "fresh"
+    ingest_flow([str(root)], settings(fresh, **budget))
+    assert comparable_rows(str(db)) == comparable_rows(str(fresh))
+
+
+def test_a_single_file_ingest_leaves_its_siblings_alone(prefect_harness, tmp_path):
+    root, db = tmp_path / "docs", tmp_path / "db"
+    write(root / "a.txt", "alpha")
+    write(root / "b.txt", "beta")
+    ingest_flow([str(root)], settings(db))
+    write(root / "a.txt", "alpha, revised")
+    report = ingest_flow([str(root / "a.txt")], settings(db))
+    assert [(f.doc_id, f.action) for f in report.files] == [("a.txt", "updated")]
+    assert {r["doc_id"] for r in comparable_rows(str(db))} == {"a.txt", "b.txt"}
+    assert set(Store(str(db)).manifest()) == {"a.txt", "b.txt"}
+
+
+def test_hostile_file_names_are_synced_exactly(prefect_harness, tmp_path):
+    root, db = tmp_path / "docs", tmp_path / "db"
+    names = ["it's.txt", "x' OR '1'='1.txt", "100%.txt", "100_.txt", "1000.txt", "back\\slash.txt",
+             "new\nline.txt", "한글 문서.md", "sub/it's here.md"]
+    for i, name in enumerate(names):
+        write(root / name, f"Document {i} is called {name!r}.")
+    assert ingest_flow([str(root)], settings(db)).count("added") == len(names)
+    for name in ("it's.txt", "100%.txt", "new\nline.txt"):
+        (root / name).unlink()
+    write(root / "100_.txt", "changed")
+    report = ingest_flow([str(root)], settings(db))
+    assert sorted(f.doc_id for f in report.files if f.action == "deleted") == ["100%.txt", "it's.txt", "new\nline.txt"]
+    assert [f.doc_id for f in report.files if f.action == "updated"] == ["100_.txt"]
+    fresh = tmp_path / "fresh"
+    ingest_flow([str(root)], settings(fresh))
+    assert comparable_rows(str(db)) == comparable_rows(str(fresh))
+    assert set(Store(str(db)).manifest()) == set(Store(str(fresh)).manifest())
+
+
+def test_deleting_in_one_knowledge_base_never_touches_another(prefect_harness, tmp_path):
+    root, db = tmp_path / "docs", tmp_path / "db"
+    write(root / "shared.txt", "in both knowledge bases")
+    write(root / "other.txt", "also in both")
+    ingest_flow([str(root)], settings(db, kb="alpha"))
+    ingest_flow([str(root)], settings(db, kb="beta"))
+    beta_rows, beta_manifest = comparable_rows(str(db), "beta"), Store(str(db), "beta").manifest()
+
+    (root / "shared.txt").unlink()
+    report = ingest_flow([str(root)], settings(db, kb="alpha"))
+    assert [f.doc_id for f in report.files if f.action == "deleted"] == ["shared.txt"]
+    assert {r["doc_id"] for r in comparable_rows(str(db), "alpha")} == {"other.txt"}
+    assert comparable_rows(str(db), "beta") == beta_rows
+    assert Store(str(db), "beta").manifest() == beta_manifest

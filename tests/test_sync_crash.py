@@ -1,0 +1,122 @@
+"""Crash safety: ``seams ingest`` is SIGKILLed mid-run, then run again; the index must equal a fresh
+ingest of the same folder — no duplicate, orphan or missing chunk, no stale manifest row.
+
+The killed process is the real command line in a subprocess, reporting to this session's Prefect
+test server (``PREFECT_API_URL``), so no server starts per process. Kill points are chosen at random
+(seeded) among the commits of the chunks table — the process is killed a random few milliseconds
+after the Nth commit, which lands between a batch's chunks and its manifest, inside the next batch,
+or in the deletions at the end — three kills in all.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from test_sync import comparable_rows, settings, write
+
+from flows.ingest import ingest_flow
+from flows.store import Store
+
+pytestmark = pytest.mark.slow
+
+BATCH = 6  # files per commit in the killed runs, so a run has many commits to die between
+
+
+def _versions(db: Path, table: str) -> int:
+    folder = db / f"default__{table}.lance" / "_versions"
+    try:
+        return sum(1 for name in os.listdir(folder) if name.endswith(".manifest"))
+    except FileNotFoundError:
+        return 0
+
+
+def _kill_after_commits(root: Path, db: Path, commits: int, jitter_s: float, log: Path) -> int:
+    """Run ``seams ingest`` and SIGKILL it (and its parser workers) ``jitter_s`` after the chunks
+    table got ``commits`` more versions. Returns the exit status (-9 when the kill landed)."""
+    from prefect.settings import PREFECT_API_URL
+
+    env = dict(os.environ, PREFECT_API_URL=PREFECT_API_URL.value(), SEAMS_BATCH_FILES=str(BATCH))
+    start = _versions(db, "chunks")
+    with open(log, "ab") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(db), "--embedder", "hashing",
+             "--workers", "1"],
+            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while process.poll() is None and _versions(db, "chunks") < start + commits and time.monotonic() < deadline:
+            time.sleep(0.002)
+        time.sleep(jitter_s)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)  # the whole group: the CLI and its parser workers
+        return process.wait()
+
+
+def _assert_equals_fresh_ingest(root: Path, db: Path, fresh: Path) -> None:
+    ingest_flow([str(root)], settings(fresh))
+    rows = comparable_rows(str(db))
+    ids = [r["chunk_id"] for r in rows]
+    assert len(ids) == len(set(ids)), "duplicate chunks"
+    files = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    assert {r["doc_id"] for r in rows} == files, "orphan or missing files"
+    assert rows == comparable_rows(str(fresh))
+    manifest = Store(str(db)).manifest()
+    assert set(manifest) == files
+    fresh_manifest = Store(str(fresh)).manifest()
+    for doc_id, entry in manifest.items():
+        assert (entry["content_hash"], entry["chunks"], entry["status"]) == (
+            fresh_manifest[doc_id]["content_hash"], fresh_manifest[doc_id]["chunks"], fresh_manifest[doc_id]["status"])
+
+
+def _text(i: int, version: int) -> str:
+    body = f"Document {i}, version {version}. 문서 {i}의 {version}번째 판. " * (5 + i % 7)
+    return f"# Title {i}\n\n{body}\n\n## Details\n\n" + "Details follow here. " * (i % 5 + 1) + "\n"
+
+
+def test_killed_runs_leave_an_index_a_rerun_makes_exact(prefect_harness, tmp_path):
+    rng = random.Random(20260302)
+    root, db, log = tmp_path / "docs", tmp_path / "db", tmp_path / "killed.log"
+    names = [f"{'sub/' if i % 4 == 0 else ''}doc {i:02d}{'.md' if i % 2 else '.txt'}" for i in range(48)]
+    for i, name in enumerate(names):
+        write(root / name, _text(i, 1))
+    batches = -(-len(names) // BATCH)
+
+    # 1. killed during the first ingest, after a random number of batches
+    status = _kill_after_commits(root, db, rng.randint(2, batches - 2), rng.uniform(0, 0.05), log)
+    assert status == -signal.SIGKILL, log.read_text(errors="replace")[-2000:]
+    ingest_flow([str(root)], settings(db))
+    _assert_equals_fresh_ingest(root, db, tmp_path / "fresh1")
+
+    # 2. killed while re-indexing modified, added, renamed files (and before deleting others)
+    for i in rng.sample(range(len(names)), 12):
+        write(root / names[i], _text(i, 2))
+    for name in rng.sample(names, 6):
+        (root / name).unlink()
+        names.remove(name)
+    for name in rng.sample(names, 4):
+        (root / name).rename(root / f"renamed {name.replace('/', '-')}")
+        names.remove(name)
+    for i in range(6):
+        write(root / f"new/added {i}.md", _text(100 + i, 1))
+    status = _kill_after_commits(root, db, rng.randint(1, 3), rng.uniform(0, 0.05), log)
+    assert status == -signal.SIGKILL, log.read_text(errors="replace")[-2000:]
+    ingest_flow([str(root)], settings(db))
+    _assert_equals_fresh_ingest(root, db, tmp_path / "fresh2")
+
+    # 3. killed around the end: after the last batch, while deleting files and compacting
+    changed = sorted(p for p in root.rglob("*") if p.is_file())
+    for path in changed[:BATCH]:
+        path.write_text(path.read_text("utf-8") + "\nOne more line.\n", "utf-8")
+    for path in changed[-25:]:
+        path.unlink()
+    status = _kill_after_commits(root, db, 1, rng.uniform(0, 0.03), log)
+    assert status == -signal.SIGKILL, log.read_text(errors="replace")[-2000:]
+    ingest_flow([str(root)], settings(db))
+    _assert_equals_fresh_ingest(root, db, tmp_path / "fresh3")
