@@ -256,12 +256,12 @@ def scan(doc: Document, max_lines: int | None = None) -> Scan:
         marker = pattern_marker(line.text) if position not in toc else None
         plausible = False
         if marker is not None:
-            after = previous_marker if same_block else None
+            before = previous_marker if same_block else None
             plausible = is_header_line(line.text, marker, previous.text if same_block else None, line.first_in_block,
-                                       after if previous_header else None)
+                                       before if previous_header else None)
             # After an item of another numbering (a list that ended), a family that already opened a
             # section in this document opens one again: "1. 중소기업 / 2. 소상공인 / 1.2 목적".
-            if (not plausible and after is not None and not previous_header and after.family != marker.family
+            if (not plausible and before is not None and not previous_header and before.family != marker.family
                     and marker.family in header_families and is_header_line(line.text, marker, None, True)):
                 plausible = True
             if plausible or marker.family == "circled":

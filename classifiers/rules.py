@@ -140,13 +140,18 @@ def build_rules(
     strategies: Mapping[str, str] | None = None,
     extra: Sequence[Rule] = (),
     base: Sequence[Rule] = DEFAULT_RULES,
+    check_strategy: Callable[[str], object] | None = None,
 ) -> tuple[Rule, ...]:
     """The rule list from settings: ``base`` without the ``disabled`` rules, with the strategy of the
     rules named in ``strategies`` changed, and ``extra`` rules tried just before the last (default).
 
     Unknown rule names raise a ``ValueError`` listing the known ones. The default rule cannot be
-    disabled (something must decide); change its strategy instead. Strategy names are not checked
-    here (classifiers do not know the splitters): check them with ``splitters.get_strategy``.
+    disabled (something must decide); change its strategy instead. Classifiers do not know the
+    splitters, so strategy names are checked only by ``check_strategy`` when given — pass
+    ``splitters.get_strategy``, which raises a ``ValueError`` listing the known strategies.
+
+    Settings need only two plain values: a list of rule names to drop (``["sparse-pages"]``) and a
+    mapping of rule name to strategy (``{"pdf-pages": "general"}``).
     """
     strategies = dict(strategies or {})
     known = [rule.name for rule in base]
@@ -159,6 +164,8 @@ def build_rules(
     for name, strategy in strategies.items():
         if not strategy:
             raise ValueError(f"rule {name!r}: empty strategy name")
+        if check_strategy is not None:
+            check_strategy(strategy)
     rules = [replace(rule, strategy=strategies.get(rule.name, rule.strategy)) for rule in base
              if rule.name not in disabled]
     clash = sorted({rule.name for rule in extra} & set(known))

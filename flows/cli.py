@@ -28,6 +28,10 @@ def _settings(args: argparse.Namespace):
         overrides["allow_mass_delete"] = True
     if getattr(args, "embed_heading_path", None) is not None:
         overrides["embed_heading_path"] = args.embed_heading_path
+    if getattr(args, "disable_rule", None):
+        overrides["disabled_rules"] = list(args.disable_rule)
+    if getattr(args, "rule_strategy", None):
+        overrides["rule_strategies"] = dict(_pair(item, "--rule-strategy", "RULE=STRATEGY") for item in args.rule_strategy)
     if getattr(args, "override", None):
         pairs = {}
         for item in args.override:
@@ -41,6 +45,13 @@ def _settings(args: argparse.Namespace):
     return Settings(**overrides)
 
 
+def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:
+    key, _, value = item.partition("=")
+    if not key or not value:
+        raise ValueError(f"{flag} wants {shape}, got {item!r}")
+    return key, value
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="LanceDB directory or URI (default: .seams/lancedb, env SEAMS_DB)")
     parser.add_argument("--kb", help="knowledge base name (default: default, env SEAMS_KB)")
@@ -52,6 +63,10 @@ def _cutting(parser: argparse.ArgumentParser) -> None:
                         "whole, general, or a baseline tokens:SIZE/OVERLAP, recursive:SIZE/OVERLAP, none")
     parser.add_argument("--override", action="append", metavar="GLOB=STRATEGY",
                         help="force a strategy for files matching GLOB (repeatable)")
+    parser.add_argument("--disable-rule", action="append", metavar="RULE",
+                        help="skip a classifier rule (repeatable; `seams rules` lists them)")
+    parser.add_argument("--rule-strategy", action="append", metavar="RULE=STRATEGY",
+                        help="make a classifier rule pick another strategy (repeatable)")
     parser.add_argument("--min-tokens", type=int, help="merge chunks under this (default 100)")
     parser.add_argument("--max-tokens", type=int, help="split chunks over this (default 1100)")
     parser.add_argument("--merge-ceiling", type=int, help="merges stop at this size (default 1150)")
@@ -84,14 +99,21 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("file")
     _cutting(inspect)
     inspect.add_argument("--full", action="store_true", help="print whole chunk texts")
+    inspect.add_argument("--chunk", type=int, metavar="N", help="print chunk N in full (negative counts from the end)")
     inspect.add_argument("--json", action="store_true", help="print the decision and chunks as JSON")
     inspect.set_defaults(run=cmd_inspect)
 
-    search = sub.add_parser("search", help="query a knowledge base")
+    search = sub.add_parser(
+        "search", help="query a knowledge base",
+        description="Rank a knowledge base's chunks for a question. The question is embedded with the "
+        "embedder the knowledge base was built with.")
     search.add_argument("query")
     search.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
-    search.add_argument("--mode", choices=("vector", "fts", "hybrid"), default="hybrid")
-    _common(search)
+    search.add_argument("--mode", choices=("vector", "fts", "hybrid"), default="hybrid",
+                        help="vector (embeddings), fts (BM25 full text: words for Latin-script queries, "
+                        "character n-grams otherwise, e.g. Korean) or hybrid (both, fused by rank; default)")
+    search.add_argument("--db", help="LanceDB directory or URI (default: .seams/lancedb, env SEAMS_DB)")
+    search.add_argument("--kb", help="knowledge base name (default: default, env SEAMS_KB)")
     search.add_argument("--json", action="store_true", help="stable machine-readable output")
     search.set_defaults(run=cmd_search)
     serve = sub.add_parser(
@@ -115,6 +137,11 @@ def build_parser() -> argparse.ArgumentParser:
                                "(ingest, serve, evaluate) shows up there.")
     dashboard.add_argument("--port", type=int, default=4200)
     dashboard.set_defaults(run=cmd_dashboard)
+
+    rules = sub.add_parser("rules", help="list the classifier rules in the order they are tried",
+                           description="The rules that choose a file's boundary strategy, strongest signal first. "
+                           "Use their names with --disable-rule and --rule-strategy.")
+    rules.set_defaults(run=cmd_rules)
 
     evaluate = sub.add_parser(
         "evaluate", help="score chunking configurations × retrieval modes on questions with known evidence",
@@ -145,11 +172,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from pydantic import ValidationError
+
     apply_defaults()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.run(args)
+    except ValidationError as exc:
+        print(f"seams: error: {_validation_message(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     except (ValueError, FileNotFoundError) as exc:
         print(f"seams: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -180,7 +212,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise FileNotFoundError(f"no such file: {path}")
-    return console.inspect_file(path, _settings(args), full=args.full, as_json=args.json)
+    return console.inspect_file(path, _settings(args), full=args.full, as_json=args.json, chunk=args.chunk)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -265,8 +297,22 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_rules(args: argparse.Namespace) -> int:
+    from classifiers import DEFAULT_RULES
+
+    width = max(len(rule.name) for rule in DEFAULT_RULES)
+    for number, rule in enumerate(DEFAULT_RULES, start=1):
+        print(f"{number:2}. {rule.name:{width}}  -> {rule.strategy}")
+    return EXIT_OK
+
+
 def _validation_message(exc) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts)
 
 
 if __name__ == "__main__":

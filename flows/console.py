@@ -8,6 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from flows.settings import Settings
@@ -103,7 +104,16 @@ def _report_json(report) -> dict:
     return data
 
 
-def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bool = False) -> int:
+def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bool = False,
+                 chunk: int | None = None) -> int:
+    """Show how one file is cut and why: the decision (strategy, rule, evidence), the facts the rules
+    looked at, then every chunk with its locator, token count and heading path — or, with ``chunk``
+    (an ordinal as listed; negative counts from the end), that one chunk in full.
+
+    JSON keeps its keys: file, format, blocks, chars, warnings, decision, chunks (each chunk's fields
+    but its merge group). With ``chunk``, ``chunks`` holds that chunk alone and ``chunk`` its ordinal.
+    Returns 0, 1 when the file cannot be read, 2 for a chunk ordinal out of range.
+    """
     from flows.pipeline import CutConfig, cut_document
     from parsers import ParseError, parse
 
@@ -114,29 +124,86 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
         if as_json:
             print(json.dumps({"file": str(path), "error_kind": exc.kind, "error": exc.message}, ensure_ascii=False))
         else:
-            out.print(f"[red]{path}: {exc.kind}: {exc.message}[/]")
+            out.print(f"[red]{escape(str(path))}: {exc.kind}: {escape(exc.message)}[/]")
         return 1
-    config = CutConfig(settings.budget, settings.strategy, dict(settings.overrides))
+    config = CutConfig.from_settings(settings)
     decision, chunks = cut_document(doc, config, path.name)
+    selected = _inspect_ordinals(len(chunks), chunk)
+    if selected is None:
+        message = f"chunk {chunk} out of range: {path} has {len(chunks)} chunks (0..{len(chunks) - 1})"
+        if as_json:
+            print(json.dumps({"file": str(path), "error_kind": "usage", "error": message}, ensure_ascii=False))
+        else:
+            out.print(f"[red]{escape(message)}[/]")
+        return 2
     if as_json:
-        print(json.dumps({
+        data = {
             "file": str(path), "format": doc.format, "blocks": len(doc.blocks), "chars": len(doc.text),
             "warnings": list(doc.warnings), "decision": asdict(decision),
-            "chunks": [{k: v for k, v in asdict(c).items() if k not in ("group",)} for c in chunks],
-        }, ensure_ascii=False, indent=2))
+            "chunks": [{k: v for k, v in asdict(chunks[i]).items() if k != "group"} for i in selected],
+        }
+        if chunk is not None:
+            data["chunk"] = selected[0]
+        print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
-    out.print(f"[bold]{path}[/]: {doc.format}, {len(doc.blocks)} blocks, {len(doc.text):,} characters")
+    out.print(f"[bold]{escape(str(path))}[/]: {doc.format}, {len(doc.blocks)} blocks, {len(doc.text):,} characters")
     for warning in doc.warnings:
-        out.print(f"[yellow]warning:[/] {warning}")
-    out.print(f"strategy [bold]{decision.strategy}[/] — rule [bold]{decision.rule}[/]: {decision.evidence}")
-    out.print(f"{len(chunks)} chunks, {sum(c.tokens for c in chunks):,} tokens")
-    for ordinal, chunk in enumerate(chunks):
-        where = locator_text(chunk)
-        path_text = " > ".join(chunk.heading_path)
-        out.rule(f"#{ordinal} · {chunk.tokens} tokens · {where}" + (f" · {path_text}" if path_text else ""))
-        text = chunk.text if full else _preview(chunk.text)
-        out.print(text, markup=False)
+        out.print(f"[yellow]warning:[/] {escape(warning)}")
+    out.print(f"strategy [bold]{escape(decision.strategy)}[/] — rule [bold]{escape(decision.rule)}[/]: "
+              f"{escape(decision.evidence)}")
+    out.print(f"[dim]{escape(_inspect_facts(doc, settings, path.name))}[/]")
+    out.print(_inspect_sizes(chunks, settings))
+    for ordinal in selected:
+        _inspect_chunk(out, ordinal, chunks[ordinal], full or chunk is not None)
     return 0
+
+
+def _inspect_ordinals(total: int, chunk: int | None) -> list[int] | None:
+    """The chunk ordinals to show: all, or the one asked for (``None`` if it does not exist)."""
+    if chunk is None:
+        return list(range(total))
+    ordinal = chunk + total if chunk < 0 else chunk
+    return [ordinal] if 0 <= ordinal < total else None
+
+
+def _inspect_facts(doc, settings: Settings, name: str) -> str:
+    """The numbers the rules looked at, so a surprising decision can be read off them."""
+    from classifiers import gather_facts
+    from splitters import cl100k_counter
+
+    facts = gather_facts(doc, cl100k_counter()(doc.text), settings.budget.max_tokens, name)
+    parts = [f"{facts.tokens:,} tokens"]
+    if facts.pages:
+        parts.append(f"{facts.pages} page{'s' if facts.pages != 1 else ''}, {facts.chars_per_page:,.0f} chars/page, "
+                     f"{facts.landscape_share:.0%} landscape")
+    parts.append(f"{facts.table_share:.0%} of the text in tables")
+    if facts.declared_headings:
+        parts.append(f"{facts.declared_headings} declared headings")
+    if facts.markers:
+        parts.append("markers " + " ".join(f"{k}×{v}" for k, v in sorted(facts.markers.items())))
+    if facts.toc_lines:
+        parts.append(f"{facts.toc_lines} table-of-contents lines")
+    return "facts: " + " · ".join(parts)
+
+
+def _inspect_sizes(chunks: list, settings: Settings) -> str:
+    budget = settings.budget
+    sizes = sorted(c.tokens for c in chunks)
+    if not sizes:
+        return "no chunks"
+    middle = sizes[len(sizes) // 2]
+    return (f"{len(chunks)} chunks, {sum(sizes):,} tokens (smallest {sizes[0]}, median {middle}, largest "
+            f"{sizes[-1]}; budget min {budget.min_tokens} / max {budget.max_tokens} / merges up to "
+            f"{budget.merge_ceiling})")
+
+
+def _inspect_chunk(out: Console, ordinal: int, chunk, full: bool) -> None:
+    path_text = " > ".join(chunk.heading_path)
+    title = f"#{ordinal} · {chunk.tokens} tokens · {locator_text(chunk)}" + (f" · {path_text}" if path_text else "")
+    out.rule(escape(title))
+    if chunk.header:
+        out.print(f"[dim](the first {chunk.header.count(chr(10))} line(s) repeat the table's header rows)[/]")
+    out.print(chunk.text if full else _preview(chunk.text), markup=False)
 
 
 def locator_text(chunk) -> str:

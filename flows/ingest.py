@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.states import Completed
+from prefect.utilities.annotations import quote
 
 from flows.embedders import get_embedder, text_hash
 from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, cut_file, embed_text
@@ -200,8 +201,12 @@ def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) ->
     return vectors, len(fresh), len(cached)
 
 
-def write_rows(store: Store, rows: list[dict], doc_ids: list[str], dim: int) -> tuple[int, int]:
-    return store.replace_documents(rows, doc_ids, dim)
+def write_rows(store: Store, rows: list[dict], doc_ids: list[str], dim: int, entries: list[dict]) -> tuple[int, int]:
+    """Replace the batch's chunks (one commit), then record the files in the manifest. Both are
+    idempotent, so a retry after a failure between the two is safe."""
+    written = store.replace_documents(rows, doc_ids, dim)
+    store.write_manifest(entries)
+    return written
 
 
 def write_manifest_rows(store: Store, entries: list[dict]) -> None:
@@ -242,8 +247,20 @@ def submit_ahead(ahead: int) -> Callable:
             yield window.popleft().result()
 
     return cut_all
+
+
+def quoted(task_) -> Callable:
+    """Call a task with its arguments in ``quote()``: Prefect then skips walking them for upstream
+    futures. Unquoted, that walk over a batch's rows (each with a 512-float vector) cost several
+    times the work itself."""
+    def call(*args):
+        return task_(*(quote(arg) for arg in args))
+
+    return call
+
+
 embed_task = task(embed_outcomes, name="embed-chunks", cache_policy=NO_CACHE)
-write_task = task(write_rows, name="write-chunks", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
+write_task = task(write_rows, name="write-batch", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
 manifest_task = task(write_manifest_rows, name="write-manifest", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
 forget_task = task(forget_files, name="forget-deleted", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
 
@@ -342,8 +359,8 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
 
     if plan.to_cut:
         dim = get_embedder(settings.embedder, settings.embed_threads).dim
-        config = CutConfig(settings.budget, settings.strategy, dict(settings.overrides), settings.max_file_mb * 1024 * 1024)
-        workers = min(settings.workers, len(plan.to_cut)) if settings.workers > 0 else 0
+        config = CutConfig.from_settings(settings)
+        workers = max(settings.workers, 0)  # one pool per worker count, reused across runs
         batches = [plan.to_cut[i:i + settings.batch_files] for i in range(0, len(plan.to_cut), settings.batch_files)]
         cut_all = steps.cut_all or (lambda bs, *args: (steps.cut(b, *args) for b in bs))
         for outcomes in cut_all(batches, config, workers, settings.file_timeout_s):
@@ -359,10 +376,10 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
                     continue  # cannot read it now: its old chunks stay
                 replace_ids.append(outcome.ref.doc_id)
                 rows.extend(chunk_rows(outcome, settings, vectors, dim, indexed_at))
-            written, deleted = steps.write(store, rows, replace_ids, dim)
+            entries = [manifest_entry(o, fingerprint, indexed_at) for o in outcomes]
+            written, deleted = steps.write(store, rows, replace_ids, dim, entries)
             report.rows_written += written
             report.rows_deleted += deleted
-            steps.manifest(store, [manifest_entry(o, fingerprint, indexed_at) for o in outcomes])
             for outcome in outcomes:
                 done += 1
                 report.files.append(_file_report(outcome, outcome.ref.doc_id in manifest))
@@ -446,8 +463,8 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     """Sync folders into a seams knowledge base: parse, classify, cut, embed and write what changed."""
     settings = settings or Settings()
     distributed = settings.runner != "local"
-    steps = Steps(cut_task, submit_ahead(4 if distributed else 1), embed_task, write_task, manifest_task,
-                  forget_task, _progress_artifact(settings.kb))
+    steps = Steps(quoted(cut_task), submit_ahead(4 if distributed else 1), quoted(embed_task), quoted(write_task),
+                  quoted(manifest_task), quoted(forget_task), _progress_artifact(settings.kb))
     if distributed:
         # Dask workers are daemon processes (no child pools): each cuts its batch in-process.
         settings = settings.model_copy(update={"workers": 0})

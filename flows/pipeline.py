@@ -13,12 +13,13 @@ import hashlib
 import os
 from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
-from classifiers import Decision, classify, gather_facts
+from classifiers import DEFAULT_RULES, Decision, build_rules, classify, gather_facts
 from parsers import ParseError, parse
 from parsers.model import Document
-from splitters import Budget, Chunk, cl100k_counter, split_document
+from splitters import Budget, Chunk, cl100k_counter, get_strategy, split_document
 
 #: Error kinds after which the file's previous chunks stay in the index (the file may come back).
 KEEP_OLD_CHUNKS = frozenset({"corrupt", "encrypted", "timeout", "too_large", "error", "unreadable"})
@@ -41,6 +42,18 @@ class CutConfig:
     strategy: str | None = None
     overrides: dict[str, str] = field(default_factory=dict)
     max_bytes: int = 512 * 1024 * 1024
+    disabled_rules: tuple[str, ...] = ()
+    rule_strategies: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_settings(cls, settings) -> CutConfig:
+        return cls(settings.budget, settings.strategy, dict(settings.overrides), settings.max_file_mb * 1024 * 1024,
+                   tuple(settings.disabled_rules), dict(settings.rule_strategies))
+
+    def rules(self) -> tuple:
+        if not self.disabled_rules and not self.rule_strategies:
+            return DEFAULT_RULES
+        return _rules(self.disabled_rules, tuple(sorted(self.rule_strategies.items())))
 
 
 @dataclass(frozen=True)
@@ -77,7 +90,8 @@ def file_hash(path: str | Path) -> str:
 def decide(doc: Document, tokens: int, config: CutConfig, name: str) -> Decision:
     if config.strategy:
         return Decision(config.strategy, "forced", f"--strategy {config.strategy}")
-    return classify(gather_facts(doc, tokens, config.budget.max_tokens, name), overrides=config.overrides)
+    facts = gather_facts(doc, tokens, config.budget.max_tokens, name)
+    return classify(facts, rules=config.rules(), overrides=config.overrides)
 
 
 def cut_document(doc: Document, config: CutConfig, name: str) -> tuple[Decision, list[Chunk]]:
@@ -100,6 +114,11 @@ def cut_file(ref: FileRef, config: CutConfig) -> Outcome:
     except Exception as exc:  # a bug in a stage must not stop the folder; report it as this file's error
         return Outcome(ref, content_hash, error_kind="error", error=f"{type(exc).__name__}: {exc}")
     return Outcome(ref, content_hash, doc.format, decision, tuple(chunks), len(doc.text), doc.warnings)
+
+
+@lru_cache(maxsize=16)
+def _rules(disabled: tuple[str, ...], strategies: tuple[tuple[str, str], ...]) -> tuple:
+    return build_rules(disabled, dict(strategies), check_strategy=get_strategy)
 
 
 _COUNTER = None
@@ -138,10 +157,11 @@ def scan(root: str | Path) -> Scan:
     """Files under ``root`` in a stable order, and the directories that could not be read.
 
     Hidden entries are skipped, and so are files matching a glob in the root's ``.seamsignore`` (one
-    pattern a line, ``#`` comments; matched against the relative path and the name). Symlinks are followed only while their target stays inside the
-    root, and every real directory and file is taken once, so symlink loops end and a linked file
-    is not indexed twice. Real paths are walked before linked ones, so a file reachable both ways
-    keeps its real path as its id whatever the links are called.
+    pattern a line, ``#`` comments; matched against the relative path and the name). Symlinks are
+    followed only while their target stays inside the root, and every real directory and file is
+    taken once, so symlink loops end and a linked file is not indexed twice. Real paths are walked
+    before linked ones, so a file reachable both ways keeps its real path as its id whatever the
+    links are called.
     """
     root_path = Path(root).resolve()
     ignored = _ignore_patterns(root_path)
@@ -154,7 +174,8 @@ def scan(root: str | Path) -> Scan:
     files: dict[str, FileRef] = {}  # by real path
     unreadable: list[str] = []
     seen_dirs = {str(root_path)}
-    queue: deque[tuple[str, str]] = deque([(str(root_path), "")])  # (path, path relative to the root)
+    # (path, path relative to the root, real path): real directories first, then linked ones
+    queue: deque[tuple[str, str, str]] = deque([(str(root_path), "", str(root_path))])
     linked_dirs: deque[tuple[str, str]] = deque()
     linked_files: list[tuple[str, str]] = []
 
@@ -174,9 +195,9 @@ def scan(root: str | Path) -> Scan:
             real = os.path.realpath(path)
             if real not in seen_dirs:
                 seen_dirs.add(real)
-                queue.append((path, relative))
+                queue.append((path, relative, real))
             continue
-        directory, relative_dir = queue.popleft()
+        directory, relative_dir, real_dir = queue.popleft()
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError:
@@ -196,12 +217,12 @@ def scan(root: str | Path) -> Scan:
                     elif os.path.isfile(target):
                         linked_files.append((entry.path, relative))
                 elif entry.is_dir(follow_symlinks=False):
-                    real = os.path.realpath(entry.path)
+                    real = os.path.join(real_dir, entry.name)
                     if real not in seen_dirs:
                         seen_dirs.add(real)
-                        queue.append((entry.path, relative))
+                        queue.append((entry.path, relative, real))
                 elif entry.is_file(follow_symlinks=False):
-                    add_file(entry.path, relative, os.path.realpath(entry.path))
+                    add_file(entry.path, relative, os.path.join(real_dir, entry.name))
             except OSError:
                 continue  # vanished or unreadable between listing and stat
     for path, relative in linked_files:  # after the real files, so a file's real path wins

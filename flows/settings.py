@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from splitters import Budget, get_strategy
@@ -34,11 +34,13 @@ class Settings(BaseSettings):
     merge_ceiling: int = 1150
     strategy: str | None = Field(default=None, description="force one strategy for every file")
     overrides: dict[str, str] = Field(default_factory=dict, description="glob -> strategy")
+    disabled_rules: list[str] = Field(default_factory=list, description="classifier rules to skip, by name")
+    rule_strategies: dict[str, str] = Field(default_factory=dict, description="rule name -> strategy it picks")
     embed_heading_path: bool = Field(default=False, description="prefix the heading path to the text to embed")
     max_file_mb: int = 512
     file_timeout_s: float = 300.0
     workers: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 1)))
-    batch_files: int = 32
+    batch_files: int = 64
     allow_mass_delete: bool = False
     runner: str = Field(default="local", description="local, dask (a local cluster) or dask:ADDRESS")
 
@@ -70,6 +72,13 @@ class Settings(BaseSettings):
             get_strategy(strategy)
         return value
 
+    @model_validator(mode="after")
+    def _known_rules(self) -> Settings:
+        from classifiers import build_rules
+
+        build_rules(self.disabled_rules, self.rule_strategies, check_strategy=get_strategy)
+        return self
+
     @property
     def budget(self) -> Budget:
         return Budget(self.min_tokens, self.max_tokens, self.merge_ceiling)
@@ -81,6 +90,7 @@ class Settings(BaseSettings):
             "budget": [self.min_tokens, self.max_tokens, self.merge_ceiling],
             "strategy": self.strategy,
             "overrides": sorted(self.overrides.items()),
+            "rules": [sorted(self.disabled_rules), sorted(self.rule_strategies.items())],
             "embedder": self.embedder,
             "embed_heading_path": self.embed_heading_path,
         }

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -32,6 +32,11 @@ import pyarrow as pa
 CHUNKS = "chunks"
 MANIFEST = "manifest"
 CACHE = "embedding_cache"
+
+
+def cache_table_name(embedder: str) -> str:
+    """One cache table per embedder: LanceDB stores a ``vector`` column with one fixed width."""
+    return f"{CACHE}__" + re.sub(r"[^A-Za-z0-9_-]", "_", embedder)
 
 #: From this many chunk rows on, vector search goes through an IVF_PQ index (with exact re-ranking
 #: of the candidates); below it, flat search is exact and takes milliseconds.
@@ -141,12 +146,6 @@ def ensure_indexes(table, vector_min_rows: int | None = VECTOR_INDEX_MIN_ROWS) -
     return created
 
 
-@dataclass(frozen=True)
-class Hit:
-    row: dict
-    score: float
-
-
 class Store:
     def __init__(self, uri: str, kb: str = "default") -> None:
         import lancedb
@@ -247,7 +246,7 @@ class Store:
 
     def optimize(self) -> None:
         """Compact every table of this KB and the embedding cache, and bring indexes up to date."""
-        for table in (self.chunks_table(), self.manifest_table(), self._open(CACHE)):
+        for table in (self.chunks_table(), self.manifest_table(), *self._cache_tables()):
             if table is not None:
                 table.optimize(cleanup_older_than=KEEP_VERSIONS)
 
@@ -263,7 +262,7 @@ class Store:
         try:
             if chunks is not None:
                 done += ensure_indexes(chunks, vector_min_rows)
-            for table in (chunks, self.manifest_table(), self._open(CACHE)):
+            for table in (chunks, self.manifest_table(), *self._cache_tables()):
                 if table is not None and (changed_files >= LARGE_RUN_FILES or _needs_compaction(table)):
                     table.optimize(cleanup_older_than=KEEP_VERSIONS)
                     done.append(f"compact {table.name}")
@@ -272,8 +271,13 @@ class Store:
         return done
 
     # -- embedding cache -----------------------------------------------------------------------
+    def _cache_tables(self) -> list:
+        listed = self.db.list_tables()
+        names = getattr(listed, "tables", listed)
+        return [self._open(name) for name in names if name.startswith(f"{CACHE}__")]
+
     def cached_vectors(self, embedder: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        table = self._open(CACHE)
+        table = self._open(cache_table_name(embedder))
         if table is None or not hashes:
             return {}
         found: dict[str, np.ndarray] = {}
@@ -295,9 +299,9 @@ class Store:
         rows = [{"key": f"{embedder}:{h}", "embedder": embedder, "text_hash": h, "vector": v.tolist()}
                 for h, v in items.items()]
         data = pa.Table.from_pylist(rows, schema=schema)
-        table = self._open(CACHE)
+        table = self._open(cache_table_name(embedder))
         if table is None:
-            self.db.create_table(CACHE, data=data, exist_ok=True)
+            self.db.create_table(cache_table_name(embedder), data=data, exist_ok=True)
             return
         table.merge_insert("key").when_not_matched_insert_all().execute(data)
 

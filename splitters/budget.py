@@ -38,7 +38,7 @@ LEVELS = (
     re.compile(r"\s+"),
 )
 _NO_GLUE: Mapping[int, int] = {}
-#: How far the exact count of a merge may exceed the sum of its parts' counts (BPE at the junction).
+#: How far below the sum of its parts' counts a merge may count exactly (BPE joins at the junction).
 _JUNCTION_SLACK = 4
 
 
@@ -230,6 +230,8 @@ def _pack_words(text: str, start: int, end: int, header: str, count: TokenCounte
             words[-1] = (words[-1][0], e)  # the next word of a solid span joins the word before it
             continue
         words.extend(_hard_split(text, s, e, count, limit) if count(text[s:e]) > limit else [(s, e)])
+    if not words:
+        return [_Segment(start, end, header)]
     pieces: list[_Segment] = []
     index = 0
     while index < len(words):

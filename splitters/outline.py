@@ -28,14 +28,17 @@ from dataclasses import dataclass
 from classifiers.headings import Heading, find_headings
 from parsers.model import Document
 
-Path = tuple[str, ...]
+HeadingPath = tuple[str, ...]
 
 
 @dataclass(frozen=True, eq=False)
 class Outline:
+    """A document's headers and what follows from them, built once (:meth:`build`) and then read
+    by bisection: each question about a span costs a logarithm, not a scan of the document."""
+
     headings: tuple[Heading, ...]
     offsets: tuple[int, ...]  # headings[i].offset, for bisection
-    paths: tuple[Path, ...]  # the heading path in force from headings[i] on
+    paths: tuple[HeadingPath, ...]  # the heading path in force from headings[i] on
     roots: tuple[int, ...]  # index of the top-level heading each heading sits under
     folds: tuple[bool, ...]
     hidden: tuple[bool, ...]  # folding bare titles: left out of heading-path prefixes
@@ -50,7 +53,7 @@ class Outline:
         text = doc.text
         block_starts = tuple(start for start, _ in doc.spans)
         furniture = tuple(block.kind == "furniture" for block in doc.blocks)
-        paths: list[Path] = []
+        paths: list[HeadingPath] = []
         roots: list[int] = []
         stack: list[int] = []
         for index, heading in enumerate(headings):
@@ -94,19 +97,19 @@ class Outline:
 
     # ------------------------------------------------------------------------------ paths
 
-    def path_at(self, position: int) -> Path:
+    def path_at(self, position: int) -> HeadingPath:
         index = bisect.bisect_right(self.offsets, position) - 1
         return self.paths[index] if index >= 0 else ()
 
-    def path_of(self, start: int, end: int) -> Path:
+    def path_of(self, start: int, end: int) -> HeadingPath:
         """The heading path of ``text[start:end]``: the common prefix of its content's paths."""
         if not self.headings:
             return ()
         first = bisect.bisect_right(self.offsets, start)  # headings strictly inside the span start here
         last = bisect.bisect_left(self.offsets, end)
-        paths: list[Path] = []
+        paths: list[HeadingPath] = []
         opening = first - 1
-        if opening >= 0 and self.offsets[opening] == start:
+        if opening >= 0 and start < self.headings[opening].end:  # the span opens on (part of) a header line
             if not self.hidden[opening]:
                 paths.append(self.paths[opening])
         else:
@@ -161,7 +164,7 @@ def _has_content(text: str, block_starts: tuple[int, ...], furniture: tuple[bool
     return False
 
 
-def common_prefix(a: Path, b: Path) -> Path:
+def common_prefix(a: HeadingPath, b: HeadingPath) -> HeadingPath:
     size = 0
     for x, y in zip(a, b, strict=False):
         if x != y:

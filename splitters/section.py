@@ -10,6 +10,8 @@ merge with their neighbours but never across a top-level boundary.
 
 from __future__ import annotations
 
+import bisect
+
 from classifiers.headings import Heading, find_headings
 from parsers.model import Document
 from splitters.budget import make_chunk, trim
@@ -19,9 +21,11 @@ from splitters.outline import Outline
 
 def section_starts(outline: Outline) -> list[tuple[int, int | None]]:
     """Where units start, each with the header that opens it (``None``: the preamble). A unit starts
-    at every header not folded into by the one before it."""
+    at every header not folded into by the one before it, or at the furniture right before that
+    header (a page number between two sections goes with the one after it: it cannot be left
+    alone at the end of a section that has to be split)."""
     starts: list[tuple[int, int | None]] = [
-        (heading.offset, heading.offset) for index, heading in enumerate(outline.headings)
+        (_before_furniture(outline, heading.offset), heading.offset) for index, heading in enumerate(outline.headings)
         if index == 0 or not outline.folds[index - 1]
     ]
     if starts and outline.has_content(0, starts[0][0]):
@@ -29,6 +33,14 @@ def section_starts(outline: Outline) -> list[tuple[int, int | None]]:
     elif starts:
         starts[0] = (0, starts[0][1])  # a preamble of furniture only (a running header) rides along
     return starts
+
+
+def _before_furniture(outline: Outline, offset: int) -> int:
+    block = bisect.bisect_right(outline.block_starts, offset) - 1
+    while block > 0 and outline.block_starts[block] == offset and outline.furniture[block - 1]:
+        block -= 1
+        offset = outline.block_starts[block]
+    return offset
 
 
 def split_sections(doc: Document, count: TokenCounter, budget: Budget) -> list[Chunk]:

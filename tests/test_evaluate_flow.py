@@ -52,7 +52,9 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
     assert len(evaluation.scores) == 4 * 4 * 3  # questions × configurations × modes
     # Every configuration is a real KB: its table holds its chunks.
     for config, cost in zip(evaluation.configurations, evaluation.costs, strict=True):
-        assert Store(evaluation.options.store_uri, config.kb("hashing")).count() == cost.chunks > 0
+        store = Store(evaluation.options.store_uri, config.kb("hashing"))
+        assert store.count() == cost.chunks > 0
+        assert "vector_idx" not in {i.name for i in store.chunks_table().list_indices()}  # exact search
         assert cost.index_bytes and cost.embedded + cost.reused > 0
     none = next(c for c in evaluation.costs if c.configuration == "none")
     assert none.chunks == 4 and none.within_budget is None

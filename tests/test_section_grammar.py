@@ -8,6 +8,7 @@ the heading path of what it holds.
 from __future__ import annotations
 
 import pytest
+from test_splitters_invariants import glued_headers
 
 from classifiers.headings import find_headings, is_toc_line, legal_marker, pattern_marker
 from parsers.model import Block, Document, Locator, PageInfo, Properties
@@ -59,16 +60,8 @@ def _lines_doc(lines: list[str]) -> Document:
 
 
 def _glued(doc: Document, chunk) -> bool:
-    """The chunk ends with a header line whose body (or deeper header) is not in it."""
-    headings = find_headings(doc)
-    end = len(doc.text[:chunk.end].rstrip())
-    for index, heading in enumerate(headings):
-        if heading.end != end or heading.offset < chunk.start:
-            continue
-        following = headings[index + 1] if index + 1 < len(headings) else None
-        body = doc.text[heading.end:following.offset if following else len(doc.text)].strip()
-        return bool(body) or (following is not None and following.level > heading.level)
-    return False
+    """The chunk ends with a header line whose body (or a deeper header) is not in it."""
+    return bool(glued_headers(doc, [chunk]))
 
 
 # -------------------------------------------------------------------------------------- the lines

@@ -35,7 +35,7 @@ DOCUMENT_AWARE = sorted(STRATEGIES)
 ALL = [*DOCUMENT_AWARE, "tokens:50/10", "recursive:60/0", "none"]
 
 small_budget = Budget(min_tokens=20, max_tokens=120, merge_ceiling=130)
-examples = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+examples = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _sentence(rnd: random.Random, low: int = 1, high: int = 40) -> str:
@@ -383,7 +383,7 @@ def test_grammar_finds_the_outline(case):
 
 @pytest.mark.parametrize("strategy", DOCUMENT_AWARE)
 @pytest.mark.parametrize("budget", [Budget(0, 60, 60), Budget(40, 90, 100), Budget()], ids=["split", "merge", "default"])
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=outlined())
 def test_heading_paths(strategy, budget, case, counter):
     doc, lines, spans = case
@@ -396,4 +396,20 @@ def test_heading_paths(strategy, budget, case, counter):
         if paths:
             assert chunk.heading_path == _common(paths), chunk.text[:80]
         if strategy == "section":
-            assert len({lines[i].top for i in inside}) == 1, "a section chunk stays in its top-level section"
+            assert len({lines[i].top for i in inside}) <= 1, "a section chunk stays in its top-level section"
+
+
+@pytest.mark.parametrize("strategy", DOCUMENT_AWARE)
+def test_budget_holds_with_a_counter_that_does_not_add_up(strategy):
+    """Packing prices candidates by summing their parts' counts; the exact count of the result must
+    still decide. This counter charges extra for long texts, so sums underestimate wholes."""
+    def count(text: str) -> int:
+        return len(text.split()) + len(text) // 40
+
+    lines = [" ".join(WORDS[(i + j) % len(WORDS)] for j in range(3 + i % 9)) + "." for i in range(400)]
+    blocks = tuple(Block("paragraph", "\n".join(lines[i:i + 20]), Locator(page=1 + i // 100)) for i in range(0, 400, 20))
+    doc = Document("a.pdf", "pdf", blocks, Properties(pages=tuple(PageInfo(n, 595, 842, 1000) for n in range(1, 5))))
+    budget = Budget(0, 90, 90)
+    chunks = split_document(doc, strategy, count, budget)
+    assert all(c.tokens == count(c.text) <= budget.max_tokens for c in chunks)
+    assert covered(doc, chunks)

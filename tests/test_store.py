@@ -7,9 +7,9 @@ import pyarrow as pa
 import pytest
 
 from flows.store import (
-    CACHE,
     TOO_MANY_FRAGMENTS,
     Store,
+    cache_table_name,
     chunk_schema,
     ensure_indexes,
     in_list,
@@ -153,7 +153,17 @@ def test_maintain_builds_text_indexes_and_compacts_piled_up_commits(db_path):
     assert table.stats()["fragment_stats"]["num_fragments"] == 1
     assert chunk_ids(store) == sorted(f"f{i}#0" for i in range(TOO_MANY_FRAGMENTS + 2))
     assert store.maintain(changed_files=1) == [], "nothing to do the second time"
-    assert store._open(CACHE) is not None
+    assert store._open(cache_table_name("e")) is not None
+
+
+def test_embedding_caches_of_different_widths_live_side_by_side(db_path):
+    """Switching the embedder on a database must not break the cache (LanceDB fixes a vector width)."""
+    store = Store(db_path)
+    store.cache_vectors("wide", {"h1": np.ones(512, dtype=np.float32)})
+    store.cache_vectors("narrow", {"h1": np.full(384, 2.0, dtype=np.float32)})
+    assert store.cached_vectors("wide", ["h1"])["h1"].shape == (512,)
+    assert float(store.cached_vectors("narrow", ["h1"])["h1"][0]) == 2.0
+    assert store.cached_vectors("narrow", ["h2"]) == {}
 
 
 def test_vector_index_from_the_threshold_keeps_exact_top_hit(db_path):

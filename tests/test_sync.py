@@ -100,6 +100,15 @@ def _row(doc_id: str, root: str) -> dict:
             "error_kind": ""}
 
 
+def test_a_missing_or_emptied_root_is_refused_not_wiped(tmp_path):
+    manifest = {d: _row(d, str(tmp_path / "gone")) for d in ("a.txt", "b/c.txt")}
+    plan = plan_sync([str(tmp_path / "gone")], manifest, "fp", allow_mass_delete=False)
+    assert plan.refused == [str(tmp_path / "gone")] and plan.deleted == []
+    (tmp_path / "gone").mkdir()
+    plan = plan_sync([str(tmp_path / "gone")], manifest, "fp", allow_mass_delete=True)
+    assert plan.refused == [] and sorted(plan.deleted) == ["a.txt", "b/c.txt"]
+
+
 def test_two_roots_claiming_one_id_are_refused(tmp_path):
     write(tmp_path / "a" / "notes.md", "a")
     write(tmp_path / "b" / "notes.md", "b")
@@ -108,6 +117,17 @@ def test_two_roots_claiming_one_id_are_refused(tmp_path):
     # the same folder twice, or a file together with its folder, is one claim
     plan = plan_sync([str(tmp_path / "a"), str(tmp_path / "a" / "notes.md"), str(tmp_path / "a")], {}, "fp", False)
     assert [r.doc_id for r in plan.to_cut] == ["notes.md"]
+
+
+def test_the_command_line_refuses_two_folders_sharing_a_relative_path(prefect_harness, tmp_path, capsys):
+    from flows.cli import EXIT_USAGE, main
+
+    write(tmp_path / "a" / "notes.md", "a")
+    write(tmp_path / "b" / "notes.md", "b")
+    args = ["ingest", str(tmp_path / "a"), str(tmp_path / "b"), "--db", str(tmp_path / "db"), "--embedder", "hashing"]
+    assert main(args) == EXIT_USAGE
+    assert "separate knowledge bases" in capsys.readouterr().err
+    assert Store(str(tmp_path / "db")).count() == 0
 
 
 # -- re-runs of the flow ------------------------------------------------------------------------

@@ -3,9 +3,10 @@ ingest of the same folder — no duplicate, orphan or missing chunk, no stale ma
 
 The killed process is the real command line in a subprocess, reporting to this session's Prefect
 test server (``PREFECT_API_URL``), so no server starts per process. Kill points are chosen at random
-(seeded) among the commits of the chunks table — the process is killed a random few milliseconds
-after the Nth commit, which lands between a batch's chunks and its manifest, inside the next batch,
-or in the deletions at the end — three kills in all.
+(seeded) among the commits: the process is killed right after the Nth commit of the chunks table
+(between a batch's chunks and its manifest row), right after the Mth commit of the manifest (between
+one batch and the next), and a random few milliseconds after the last batch (while deleting files
+and compacting) — three kills in all.
 """
 
 from __future__ import annotations
@@ -38,21 +39,21 @@ def _versions(db: Path, table: str) -> int:
         return 0
 
 
-def _kill_after_commits(root: Path, db: Path, commits: int, jitter_s: float, log: Path) -> int:
-    """Run ``seams ingest`` and SIGKILL it (and its parser workers) ``jitter_s`` after the chunks
-    table got ``commits`` more versions. Returns the exit status (-9 when the kill landed)."""
+def _kill_after_commits(root: Path, db: Path, table: str, commits: int, jitter_s: float, log: Path) -> int:
+    """Run ``seams ingest`` and SIGKILL it (and its parser workers) ``jitter_s`` after ``table``
+    (chunks or manifest) got ``commits`` more versions. Returns the exit status (-9 when killed)."""
     from prefect.settings import PREFECT_API_URL
 
     env = dict(os.environ, PREFECT_API_URL=PREFECT_API_URL.value(), SEAMS_BATCH_FILES=str(BATCH))
-    start = _versions(db, "chunks")
+    start = _versions(db, table)
     with open(log, "ab") as err:
         process = subprocess.Popen(
             [sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(db), "--embedder", "hashing",
              "--workers", "1"],
             cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
         deadline = time.monotonic() + 120
-        while process.poll() is None and _versions(db, "chunks") < start + commits and time.monotonic() < deadline:
-            time.sleep(0.002)
+        while process.poll() is None and _versions(db, table) < start + commits and time.monotonic() < deadline:
+            time.sleep(0.001)
         time.sleep(jitter_s)
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)  # the whole group: the CLI and its parser workers
@@ -88,13 +89,14 @@ def test_killed_runs_leave_an_index_a_rerun_makes_exact(prefect_harness, tmp_pat
         write(root / name, _text(i, 1))
     batches = -(-len(names) // BATCH)
 
-    # 1. killed during the first ingest, after a random number of batches
-    status = _kill_after_commits(root, db, rng.randint(2, batches - 2), rng.uniform(0, 0.05), log)
+    # 1. killed during the first ingest, right after the chunks of a random batch
+    status = _kill_after_commits(root, db, "chunks", rng.randint(2, batches - 2), 0.0, log)
     assert status == -signal.SIGKILL, log.read_text(errors="replace")[-2000:]
     ingest_flow([str(root)], settings(db))
     _assert_equals_fresh_ingest(root, db, tmp_path / "fresh1")
 
-    # 2. killed while re-indexing modified, added, renamed files (and before deleting others)
+    # 2. killed while re-indexing modified, added, renamed files (before deleting others), right
+    #    after the manifest rows of a random batch
     for i in rng.sample(range(len(names)), 12):
         write(root / names[i], _text(i, 2))
     for name in rng.sample(names, 6):
@@ -105,7 +107,7 @@ def test_killed_runs_leave_an_index_a_rerun_makes_exact(prefect_harness, tmp_pat
         names.remove(name)
     for i in range(6):
         write(root / f"new/added {i}.md", _text(100 + i, 1))
-    status = _kill_after_commits(root, db, rng.randint(1, 3), rng.uniform(0, 0.05), log)
+    status = _kill_after_commits(root, db, "manifest", rng.randint(1, 3), 0.0, log)
     assert status == -signal.SIGKILL, log.read_text(errors="replace")[-2000:]
     ingest_flow([str(root)], settings(db))
     _assert_equals_fresh_ingest(root, db, tmp_path / "fresh2")
@@ -116,7 +118,7 @@ def test_killed_runs_leave_an_index_a_rerun_makes_exact(prefect_harness, tmp_pat
         path.write_text(path.read_text("utf-8") + "\nOne more line.\n", "utf-8")
     for path in changed[-25:]:
         path.unlink()
-    status = _kill_after_commits(root, db, 1, rng.uniform(0, 0.03), log)
+    status = _kill_after_commits(root, db, "chunks", 1, rng.uniform(0, 0.03), log)
     assert status == -signal.SIGKILL, log.read_text(errors="replace")[-2000:]
     ingest_flow([str(root)], settings(db))
     _assert_equals_fresh_ingest(root, db, tmp_path / "fresh3")

@@ -196,7 +196,7 @@ class SyncModel(RuleBasedStateMachine):
 
 def test_sync_matches_a_fresh_ingest_after_every_run():
     run_state_machine_as_test(SyncModel, settings=settings(
-        max_examples=25, stateful_step_count=14, deadline=None,
+        max_examples=30, stateful_step_count=14, deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]))
 
 

@@ -313,8 +313,9 @@ _DEFINITIONS = """## How the numbers are computed
   evidence that appear in the top {k}; **doc DCG@k**: Σ over those documents of 1 / log2(1 + rank of
   their first chunk). Ranks in `ranks.csv` are read {depth} deep.
 - Retrieval: every configuration is its own LanceDB table over the whole collection. Vector search
-  is exact (cosine, no ANN index); full-text is BM25 over character 2–3-grams; hybrid is reciprocal-
-  rank fusion of the two top-{depth} lists (as `seams search`).
+  is exact (cosine, no ANN index); full-text is BM25 as `seams search` runs it (stemmed words for
+  queries in Latin letters, character 2–3-grams otherwise, e.g. Korean); hybrid is reciprocal-rank
+  fusion of the two top-{depth} lists.
 """
 
 

@@ -7,7 +7,8 @@ queried in every retrieval mode and scored against the gold excerpts.
 
 It reads what it writes: rankings come from the LanceDB tables, the same store ``seams search``
 uses — vector search is exact (no ANN index is ever built on these tables), full-text search is
-the n-gram BM25 index of :mod:`flows.search` and hybrid is its reciprocal-rank fusion. The
+BM25 as :mod:`flows.search` runs it (the stemmed word index for queries in Latin letters, the
+character n-gram index otherwise) and hybrid is its reciprocal-rank fusion. The
 evaluation database (default ``.seams/evaluate``, one LanceDB folder per embedder in it) keeps the
 embedding cache between runs, so a second run, or a new configuration, embeds only chunk texts it
 has not seen. Each run rewrites its configurations' tables from scratch (from cached vectors), so
@@ -35,7 +36,7 @@ from flows.evaluate import metrics
 from flows.evaluate.configs import Configuration, configurations
 from flows.evaluate.datasets import Dataset, Question, load_chroma, load_folder
 from flows.pipeline import CutConfig, FileRef, Outcome, cut_document, embed_text
-from flows.search import ensure_fts_index, fuse
+from flows.search import ensure_fts_index, fts_column, fuse
 from flows.settings import Settings
 from flows.store import CHUNKS, Store, now
 from splitters import Chunk
@@ -273,7 +274,8 @@ def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray,
         rankings["fts"] = []
         for question in questions:
             try:
-                rows = (table.search(question.text, query_type="fts", fts_columns="text").limit(depth)
+                rows = (table.search(question.text, query_type="fts", fts_columns=fts_column(question.text))
+                        .limit(depth)
                         .select([*_COLUMNS, "_score"]).to_arrow().to_pylist())
             except (ValueError, RuntimeError, OSError):
                 rows, failures = [], failures + 1
