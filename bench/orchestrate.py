@@ -47,7 +47,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--embedder", default="use-multilingual")
-    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--copies-of", metavar="DIR", help="instead of small generated files, index N copies "
+                        "of the files in DIR (e.g. examples) for a workload of real documents")
+    parser.add_argument("--batch", type=int, default=0, help="files per batch (0: seams' automatic size)")
     args = parser.parse_args()
 
     from prefect.testing.utilities import prefect_test_harness
@@ -57,7 +59,16 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "docs"
-        make_files(root, args.files)
+        if args.copies_of:
+            sources = [p for p in sorted(Path(args.copies_of).iterdir())
+                       if p.is_file() and not p.name.startswith(".") and p.suffix not in (".py", ".jsonl")]
+            root.mkdir()
+            for i in range(args.files):
+                source = sources[i % len(sources)]
+                (root / f"{i:05d}-{source.name}").write_bytes(source.read_bytes() + b"" if source.suffix != ".md"
+                                                             else source.read_bytes() + f"\n\ncopy {i}\n".encode())
+        else:
+            make_files(root, args.files)
 
         def settings(name: str) -> Settings:
             return Settings(db=str(Path(tmp) / name), embedder=args.embedder, batch_files=args.batch)
@@ -79,12 +90,13 @@ def main() -> None:
 
     n = args.files
     assert plain.count("added") == flowed.count("added") == n, (plain.summary(), flowed.summary())
+    workload = f"copies of {args.copies_of}" if args.copies_of else "small generated files"
     rows = [
         ("plain Python (run_ingest)", plain_s, 0.0),
         ("Prefect flow, server up", flow_s, (flow_s - plain_s) / plain_s),
         ("Prefect flow + server start", flow_s + server_s, (flow_s + server_s - plain_s) / plain_s),
     ]
-    print(f"\n{n} files, embedder {args.embedder}, batches of {args.batch}, 2 parser processes\n")
+    print(f"\n{n} {workload}, embedder {args.embedder}, batches of {args.batch or 'auto'}, 2 parser processes\n")
     print(f"| {'run':30} | {'wall s':>8} | {'ms/file':>8} | {'overhead':>9} |")
     print(f"|{'-' * 32}|{'-' * 10}|{'-' * 10}|{'-' * 11}|")
     for name, seconds, overhead in rows:

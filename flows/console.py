@@ -31,7 +31,8 @@ def run_ingest(paths: list[str], settings: Settings, as_json: bool = False):
     """Run the ingest flow with a progress bar (or one line per file when not on a terminal)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from flows.ingest import add_listener, flow_for, remove_listener
+    from flows.ingest import flow_for
+    from flows.ingest import progress as ingest_progress
 
     err = _console(stderr=True)
     out = _console()
@@ -57,12 +58,8 @@ def run_ingest(paths: list[str], settings: Settings, as_json: bool = False):
                   if not report.error_kind else f"{report.error_kind}: {report.error}")
         progress.console.print(f"[{done}/{total}] [{style}]{report.action:9}[/] {report.doc_id}  {detail}")
 
-    add_listener(on_file)
-    try:
-        with progress:
-            report = flow_for(settings)(paths, settings)
-    finally:
-        remove_listener(on_file)
+    with ingest_progress.listening(on_file), progress:
+        report = flow_for(settings)(paths, settings)
     if as_json:
         print(json.dumps(_report_json(report), ensure_ascii=False, indent=2, default=str))
         return report

@@ -32,6 +32,7 @@ from prefect.utilities.annotations import quote
 
 from flows.embedders import get_embedder, text_hash
 from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, cut_file, embed_text
+from flows.progress import Listeners
 from flows.settings import Settings
 from flows.store import Store, now
 from flows.sync import plan_sync
@@ -84,16 +85,7 @@ class IngestReport:
 
 #: Called with (FileReport, done, total) as files finish; the CLI sets it to draw its progress.
 ProgressListener = Callable[[FileReport, int, int], None]
-_listeners: list[ProgressListener] = []
-
-
-def add_listener(listener: ProgressListener) -> None:
-    _listeners.append(listener)
-
-
-def remove_listener(listener: ProgressListener) -> None:
-    if listener in _listeners:
-        _listeners.remove(listener)
+progress = Listeners()
 
 
 # -- cutting in worker processes ----------------------------------------------------------------
@@ -235,7 +227,9 @@ cut_task = task(cut_batch, name="cut-files", cache_policy=NO_CACHE)
 
 def submit_ahead(ahead: int) -> Callable:
     """Cut batches as tasks submitted up to ``ahead`` batches in advance, results in order: the next
-    batches are parsed (in the pool, or on Dask workers) while this one is embedded and written."""
+    batches are parsed on Dask workers while this one is embedded and written. Locally the process
+    pool already keeps the cores busy, and overlapping it with embedding on 2 cores measured no
+    faster (bench/orchestrate.py), so the local runner cuts one batch at a time."""
     def cut_all(batches, config, workers, timeout):
         window: deque = deque()
         pending = iter(batches)
@@ -332,9 +326,13 @@ def _unchanged_report(ref: FileRef, row: dict) -> FileReport:
                       row["rule"], row["evidence"], row["chunks"], row["tokens"], row["error_kind"], row["error"])
 
 
-def _notify(report: FileReport, done: int, total: int) -> None:
-    for listener in list(_listeners):
-        listener(report, done, total)
+def batch_size(configured: int, files: int) -> int:
+    """Files per batch: as configured, or (0, the default) about an eighth of the run, between 16 and
+    256 — each batch costs a few Prefect task runs and LanceDB commits, so small files go in big
+    batches, while a run of a few files still gets progress and pipelining."""
+    if configured > 0:
+        return configured
+    return max(16, min(256, -(-files // 8)))
 
 
 def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps()) -> IngestReport:
@@ -350,7 +348,7 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     for ref in plan.unchanged:
         done += 1
         report.files.append(_unchanged_report(ref, manifest[ref.doc_id]))
-        _notify(report.files[-1], done, total)
+        progress.notify(report.files[-1], done, total)
     touched = [dict(manifest[r.doc_id], mtime=r.mtime, size=r.size) for r in plan.unchanged
                if manifest[r.doc_id]["mtime"] != r.mtime]
     if touched:
@@ -361,7 +359,8 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
         dim = get_embedder(settings.embedder, settings.embed_threads).dim
         config = CutConfig.from_settings(settings)
         workers = max(settings.workers, 0)  # one pool per worker count, reused across runs
-        batches = [plan.to_cut[i:i + settings.batch_files] for i in range(0, len(plan.to_cut), settings.batch_files)]
+        size = batch_size(settings.batch_files, len(plan.to_cut))
+        batches = [plan.to_cut[i:i + size] for i in range(0, len(plan.to_cut), size)]
         cut_all = steps.cut_all or (lambda bs, *args: (steps.cut(b, *args) for b in bs))
         for outcomes in cut_all(batches, config, workers, settings.file_timeout_s):
             vectors, fresh, reused = steps.embed(outcomes, settings, store)
@@ -383,7 +382,7 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
             for outcome in outcomes:
                 done += 1
                 report.files.append(_file_report(outcome, outcome.ref.doc_id in manifest))
-                _notify(report.files[-1], done, total)
+                progress.notify(report.files[-1], done, total)
             steps.on_batch(done, total)
     if plan.deleted:
         report.rows_deleted += steps.forget(store, plan.deleted)
@@ -424,13 +423,22 @@ def _publish(report: IngestReport) -> None:
     )
 
 
+PROGRESS_EVERY_S = 2.0
+
+
 def _progress_artifact(kb: str) -> Callable[[int, int], None]:
     from prefect.artifacts import create_progress_artifact, update_progress_artifact
 
     artifact_id = create_progress_artifact(0.0, key=artifact_key(kb, "progress"),
                                            description="Files processed in this ingest")
 
+    last = [0.0]
+
     def update(done: int, total: int) -> None:
+        # An API call each: at most one every PROGRESS_EVERY_S seconds, and always the last one.
+        if done < total and time.monotonic() - last[0] < PROGRESS_EVERY_S:
+            return
+        last[0] = time.monotonic()
         update_progress_artifact(artifact_id, 100.0 * done / total if total else 100.0)
 
     return update
@@ -463,7 +471,7 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     """Sync folders into a seams knowledge base: parse, classify, cut, embed and write what changed."""
     settings = settings or Settings()
     distributed = settings.runner != "local"
-    steps = Steps(quoted(cut_task), submit_ahead(4 if distributed else 1), quoted(embed_task), quoted(write_task),
+    steps = Steps(quoted(cut_task), submit_ahead(4) if distributed else None, quoted(embed_task), quoted(write_task),
                   quoted(manifest_task), quoted(forget_task), _progress_artifact(settings.kb))
     if distributed:
         # Dask workers are daemon processes (no child pools): each cuts its batch in-process.

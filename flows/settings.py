@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     max_file_mb: int = 512
     file_timeout_s: float = 300.0
     workers: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 1)))
-    batch_files: int = 64
+    batch_files: int = Field(default=0, description="files per batch; 0 sizes batches to the run")
     allow_mass_delete: bool = False
     runner: str = Field(default="local", description="local, dask (a local cluster) or dask:ADDRESS")
 

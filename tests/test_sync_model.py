@@ -111,9 +111,9 @@ class SyncModel(RuleBasedStateMachine):
         """Other bytes of the same size (a typo fixed): only the content hash can tell."""
         name = data.draw(st.sampled_from(sorted(n for n, d in self.files.items() if d != CORRUPT)))
         text = bytearray(self.files[name])
-        spots = [i for i, b in enumerate(text) if chr(b).isascii() and (chr(b).isalpha() or b == ord("."))]
-        at = data.draw(st.sampled_from(spots))  # every paragraph has a full stop
-        text[at] = {ord("."): ord("!"), ord("x"): ord("y")}.get(text[at], ord("x"))
+        spots = [i for i, b in enumerate(text) if chr(b).isascii() and (chr(b).isalpha() or chr(b) in ".!")]
+        at = data.draw(st.sampled_from(spots))  # every paragraph ends with "." (or "!" after an edit)
+        text[at] = {ord("."): ord("!"), ord("!"): ord("."), ord("x"): ord("y")}.get(text[at], ord("x"))
         self._write(name, bytes(text))
 
     @precondition(lambda self: self.files)

@@ -27,7 +27,7 @@ def run_evaluate(source: str, path: str, questions: str | None, configs: list[st
                  variants: list[str] | None, k: int, modes: list[str], embedder: str, db: str,
                  out: str | None, limit: int | None):
     """Run the evaluation flow with progress on stderr; print the summary; return the Evaluation."""
-    from flows.evaluate.runner import add_listener, evaluate_flow, remove_listener
+    from flows.evaluate.runner import evaluate_flow, progress
 
     err = _console(stderr=True)
     started = time.perf_counter()
@@ -36,11 +36,8 @@ def run_evaluate(source: str, path: str, questions: str | None, configs: list[st
     def on_progress(message: str) -> None:
         err.print(f"[dim]{time.perf_counter() - started:6.0f}s[/] {message}", markup=True)
 
-    add_listener(on_progress)
-    try:
+    with progress.listening(on_progress):
         evaluation = evaluate_flow(source, path, questions, configs, variants, k, modes, embedder, db, out, limit)
-    finally:
-        remove_listener(on_progress)
     print_summary(evaluation)
     stdout = _console()
     data = evaluation.dataset

@@ -36,6 +36,7 @@ from flows.evaluate import metrics
 from flows.evaluate.configs import Configuration, configurations
 from flows.evaluate.datasets import Dataset, Question, load_chroma, load_folder
 from flows.pipeline import CutConfig, FileRef, Outcome, cut_document, embed_text
+from flows.progress import Listeners
 from flows.search import ensure_fts_index, fts_column, fuse
 from flows.settings import Settings
 from flows.store import CHUNKS, Store, now
@@ -50,21 +51,11 @@ _COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]
 
 #: Called with a line of progress ("embedding tokens:250/125: 1,024/2,611 chunks"); the CLI prints it.
 ProgressListener = Callable[[str], None]
-_listeners: list[ProgressListener] = []
-
-
-def add_listener(listener: ProgressListener) -> None:
-    _listeners.append(listener)
-
-
-def remove_listener(listener: ProgressListener) -> None:
-    if listener in _listeners:
-        _listeners.remove(listener)
+progress = Listeners()
 
 
 def _say(message: str) -> None:
-    for listener in list(_listeners):
-        listener(message)
+    progress.notify(message)
 
 
 @dataclass(frozen=True)
