@@ -349,6 +349,11 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
         done += 1
         report.files.append(_unchanged_report(ref, manifest[ref.doc_id]))
         progress.notify(report.files[-1], done, total)
+    for doc_id in plan.unreachable:
+        row = manifest[doc_id]
+        report.files.append(FileReport(doc_id, row["root"], "kept", "failed", row["format"], row["strategy"],
+                                       row["rule"], row["evidence"], row["chunks"], row["tokens"], "unreadable",
+                                       "its folder could not be listed; the chunks indexed before are kept"))
     touched = [dict(manifest[r.doc_id], mtime=r.mtime, size=r.size) for r in plan.unchanged
                if manifest[r.doc_id]["mtime"] != r.mtime]
     if touched:

@@ -245,3 +245,28 @@ def test_deleting_in_one_knowledge_base_never_touches_another(prefect_harness, t
     assert {r["doc_id"] for r in comparable_rows(str(db), "alpha")} == {"other.txt"}
     assert comparable_rows(str(db), "beta") == beta_rows
     assert Store(str(db), "beta").manifest() == beta_manifest
+
+
+def test_files_of_an_unreadable_folder_show_as_kept_in_the_report(tmp_path, monkeypatch):
+    from flows.ingest import Steps, run_ingest
+    from flows.settings import Settings
+    from flows.store import Store
+
+    root = tmp_path / "docs"
+    write(root / "ok" / "a.txt", "첫 문서입니다.")
+    write(root / "locked" / "b.txt", "잠긴 폴더의 문서입니다.")
+    settings = Settings(db=str(tmp_path / "db"), embedder="hashing", workers=0)
+    run_ingest([str(root)], settings, Steps())
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    report = run_ingest([str(root)], settings, Steps())
+    kept = {f.doc_id: f for f in report.files if f.action == "kept"}
+    assert list(kept) == ["locked/b.txt"] and kept["locked/b.txt"].error_kind == "unreadable"
+    assert report.failed == 1
+    assert {r["doc_id"] for r in Store(settings.db).rows()} == {"ok/a.txt", "locked/b.txt"}
