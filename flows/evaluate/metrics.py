@@ -101,16 +101,9 @@ def overlap_scores(excerpts: Sequence[Span], retrieved: Sequence[Span]) -> Overl
     """Recall, precision and IoU of the retrieved chunks (pass exactly the top k)."""
     covered: list[Range] = []
     uncovered: list[tuple[str, Range]] = [(e.doc_id, e.range) for e in excerpts]
-    for chunk in retrieved:
-        for excerpt in excerpts:
-            if excerpt.doc_id != chunk.doc_id:
-                continue
-            common = intersect(chunk.range, excerpt.range)
-            if common is None:
-                continue
-            uncovered = [(d, r) for d, rng in uncovered
-                         for r in (subtract([rng], common) if d == chunk.doc_id else [rng])]
-            covered = _union_by_doc(covered, chunk.doc_id, common)
+    for chunk, common in _overlaps(excerpts, retrieved):
+        uncovered = _without(uncovered, chunk.doc_id, common)
+        covered = _union_by_doc(covered, chunk.doc_id, common)
     numerator = range_total([r for _, r in covered])
     excerpt_total = range_total([e.range for e in excerpts])
     retrieved_total = range_total([c.range for c in retrieved])
@@ -121,6 +114,21 @@ def overlap_scores(excerpts: Sequence[Span], retrieved: Sequence[Span]) -> Overl
         iou=numerator / (retrieved_total + missing) if retrieved_total + missing else 0.0,
         uncovered=missing,
     )
+
+
+def _overlaps(excerpts: Sequence[Span], chunks: Sequence[Span]):
+    """``(chunk, shared range)`` for every chunk and excerpt of one document that share characters."""
+    for chunk in chunks:
+        for excerpt in excerpts:
+            if excerpt.doc_id == chunk.doc_id:
+                common = intersect(chunk.range, excerpt.range)
+                if common is not None:
+                    yield chunk, common
+
+
+def _without(uncovered: list, doc_id: str, common: Range) -> list:
+    """The not-yet-covered excerpt ranges, minus ``common`` in its document."""
+    return [(d, r) for d, rng in uncovered for r in (subtract([rng], common) if d == doc_id else [rng])]
 
 
 def _union_by_doc(covered: list, doc_id: str, common: Range) -> list:
@@ -138,20 +146,11 @@ def precision_omega(excerpts: Sequence[Span], chunks: Sequence[Span]) -> float:
     holding: list[tuple[str, Range]] = []
     uncovered: list[tuple[str, Range]] = [(e.doc_id, e.range) for e in excerpts]
     found = False
-    for chunk in chunks:
-        if chunk.doc_id not in docs:
-            continue
-        for excerpt in excerpts:
-            if excerpt.doc_id != chunk.doc_id:
-                continue
-            common = intersect(chunk.range, excerpt.range)
-            if common is None:
-                continue
-            found = True
-            uncovered = [(d, r) for d, rng in uncovered
-                         for r in (subtract([rng], common) if d == chunk.doc_id else [rng])]
-            numerator = _union_by_doc(numerator, chunk.doc_id, common)
-            holding = _union_by_doc(holding, chunk.doc_id, chunk.range)
+    for chunk, common in _overlaps(excerpts, [c for c in chunks if c.doc_id in docs]):
+        found = True
+        uncovered = _without(uncovered, chunk.doc_id, common)
+        numerator = _union_by_doc(numerator, chunk.doc_id, common)
+        holding = _union_by_doc(holding, chunk.doc_id, chunk.range)
     if not found:
         return 0.0
     denominator = 0
