@@ -1,20 +1,27 @@
 """Orchestration overhead: the ingest flow under Prefect against the same pipeline as plain Python.
 
-Generates N small mixed files (Markdown, text, CSV; Korean and English), then indexes them three
-ways into fresh databases and prints wall times and per-file costs:
+Generates N small mixed files (Markdown, text, CSV; Korean and English), then indexes them into
+fresh databases several ways and prints wall times, per-file costs and the overhead of each:
 
 - plain: ``run_ingest`` with the bare step functions (no Prefect at all);
-- flow: ``ingest_flow`` on a Prefect test server that is already up (the steady state of
-  ``seams serve`` or a dashboard server), batches submitted as tasks;
-- flow+start: the same, counting the temporary server's start-up as a one-off `seams ingest` does.
+- flow: ``ingest_once`` — what ``seams ingest`` runs — on a Prefect server that is already up and
+  has served a run before (the steady state of ``seams serve`` or a dashboard server);
+- flow, heartbeats on: the same with Prefect's default flow-run heartbeats, which ``seams ingest``
+  turns off (see ``flows.ingest.one_off_run``);
+- first flow run after the server starts, and that plus the start-up itself, as a one-off
+  ``seams ingest`` with no server pays them.
 
-Usage: python bench/orchestrate.py [--files 1000] [--embedder use-multilingual] [--batch 32]
+Plain and flow runs alternate, ``--repeats`` times each, so a machine that gets busier or quieter
+during the bench shifts both; the table shows medians.
+
+Usage: python bench/orchestrate.py [--files 1000] [--repeats 3] [--embedder use-multilingual] [--batch 0]
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -43,65 +50,92 @@ def make_files(root: Path, count: int, seed: int = 7) -> None:
             (root / f"table{i:05d}.csv").write_text("항목,값\n" + rows + "\n", "utf-8")
 
 
+def _copy_folder(source_dir: str, root: Path, count: int) -> None:
+    sources = [p for p in sorted(Path(source_dir).iterdir())
+               if p.is_file() and not p.name.startswith(".") and p.suffix not in (".py", ".jsonl")]
+    root.mkdir(parents=True)
+    for i in range(count):
+        source = sources[i % len(sources)]
+        data = source.read_bytes()
+        if source.suffix == ".md":  # distinct texts, so the embedding cache does not shortcut copies
+            data += f"\n\ncopy {i}\n".encode()
+        (root / f"{i:05d}-{source.name}").write_bytes(data)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each kind (medians are shown)")
     parser.add_argument("--embedder", default="use-multilingual")
     parser.add_argument("--copies-of", metavar="DIR", help="instead of small generated files, index N copies "
                         "of the files in DIR (e.g. examples) for a workload of real documents")
     parser.add_argument("--batch", type=int, default=0, help="files per batch (0: seams' automatic size)")
     args = parser.parse_args()
 
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    from flows.ingest import Steps, close_cutters, ingest_flow, run_ingest
+    from flows.ingest import Steps, close_cutters, ingest_once, run_ingest
     from flows.settings import Settings
 
+    n = args.files
+    times: dict[str, list[float]] = {"plain": [], "flow": [], "heartbeats": []}
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "docs"
+        root, warm_root = Path(tmp) / "docs", Path(tmp) / "warm"
         if args.copies_of:
-            sources = [p for p in sorted(Path(args.copies_of).iterdir())
-                       if p.is_file() and not p.name.startswith(".") and p.suffix not in (".py", ".jsonl")]
-            root.mkdir()
-            for i in range(args.files):
-                source = sources[i % len(sources)]
-                (root / f"{i:05d}-{source.name}").write_bytes(source.read_bytes() + b"" if source.suffix != ".md"
-                                                             else source.read_bytes() + f"\n\ncopy {i}\n".encode())
+            _copy_folder(args.copies_of, root, n)
+            _copy_folder(args.copies_of, warm_root, 20)
         else:
-            make_files(root, args.files)
+            make_files(root, n)
+            make_files(warm_root, 20, seed=8)
+        runs = iter(range(10**6))
 
-        def settings(name: str) -> Settings:
-            return Settings(db=str(Path(tmp) / name), embedder=args.embedder, batch_files=args.batch)
+        def settings() -> Settings:
+            return Settings(db=str(Path(tmp) / f"db{next(runs)}"), embedder=args.embedder, batch_files=args.batch)
 
-        # Warm-up: imports, embedder weights, worker pool (all three runs share this process).
-        run_ingest([str(root)], settings("warm"), Steps())
+        def timed(kind: str, run) -> object:
+            started = time.perf_counter()
+            report = run()
+            times[kind].append(time.perf_counter() - started)
+            assert report.count("added") == n, report.summary()
+            return report
 
-        started = time.perf_counter()
-        plain = run_ingest([str(root)], settings("plain"), Steps())
-        plain_s = time.perf_counter() - started
+        # Warm-up: imports, embedder weights, worker pool (every run shares this process).
+        plain = run_ingest([str(root)], settings(), Steps())
 
         started = time.perf_counter()
         with prefect_test_harness(server_startup_timeout=120):
             server_s = time.perf_counter() - started
             started = time.perf_counter()
-            flowed = ingest_flow([str(root)], settings("flow"))
-            flow_s = time.perf_counter() - started
+            ingest_once([str(root)], settings())
+            first_s = time.perf_counter() - started
+            ingest_once([str(warm_root)], settings())  # the server has now served a run or two
+            for _ in range(args.repeats):
+                timed("plain", lambda: run_ingest([str(root)], settings(), Steps()))
+                timed("flow", lambda: ingest_once([str(root)], settings()))
+                with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: 180}):
+                    timed("heartbeats", lambda: ingest_once([str(root)], settings()))
         close_cutters()
 
-    n = args.files
-    assert plain.count("added") == flowed.count("added") == n, (plain.summary(), flowed.summary())
+    plain_s = statistics.median(times["plain"])
     workload = f"copies of {args.copies_of}" if args.copies_of else "small generated files"
     rows = [
-        ("plain Python (run_ingest)", plain_s, 0.0),
-        ("Prefect flow, server up", flow_s, (flow_s - plain_s) / plain_s),
-        ("Prefect flow + server start", flow_s + server_s, (flow_s + server_s - plain_s) / plain_s),
+        ("plain Python (run_ingest)", plain_s),
+        ("Prefect flow, server up", statistics.median(times["flow"])),
+        ("  same, Prefect heartbeats on", statistics.median(times["heartbeats"])),
+        ("first flow run after start", first_s),
+        ("  + the server's start-up", first_s + server_s),
     ]
-    print(f"\n{n} {workload}, embedder {args.embedder}, batches of {args.batch or 'auto'}, 2 parser processes\n")
-    print(f"| {'run':30} | {'wall s':>8} | {'ms/file':>8} | {'overhead':>9} |")
-    print(f"|{'-' * 32}|{'-' * 10}|{'-' * 10}|{'-' * 11}|")
-    for name, seconds, overhead in rows:
-        print(f"| {name:30} | {seconds:8.2f} | {1000 * seconds / n:8.2f} | {overhead:+9.1%} |")
-    print(f"\nserver start-up alone: {server_s:.1f} s; chunks: {plain.chunks}")
+    print(f"\n{n} {workload}, embedder {args.embedder}, batches of {args.batch or 'auto'}, "
+          f"medians of {args.repeats} runs (first run: one)\n")
+    print(f"| {'run':30} | {'wall s':>8} | {'ms/file':>8} | {'overhead':>9} | {'ms/file over':>12} |")
+    print(f"|{'-' * 32}|{'-' * 10}|{'-' * 10}|{'-' * 11}|{'-' * 14}|")
+    for name, seconds in rows:
+        print(f"| {name:30} | {seconds:8.2f} | {1000 * seconds / n:8.2f} | {(seconds - plain_s) / plain_s:+9.1%} "
+              f"| {1000 * (seconds - plain_s) / n:+12.2f} |")
+    spread = {kind: f"{min(v):.2f}–{max(v):.2f} s" for kind, v in times.items()}
+    print(f"\nrange of the repeated runs: plain {spread['plain']}, flow {spread['flow']}, "
+          f"heartbeats on {spread['heartbeats']}; server start-up alone: {server_s:.1f} s; chunks: {plain.chunks}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The ``seams`` command line.
 
 Exit codes: 0 all good; 1 some files failed (the rest were indexed); 2 usage error (bad arguments,
-missing paths, unknown names).
+missing paths, unknown names); 3 no Prefect server could be started (nothing was run).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from flows.environment import apply_defaults
 
-EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NO_SERVER = 0, 1, 2, 3
 
 
 def _settings(args: argparse.Namespace):
@@ -174,11 +174,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from pydantic import ValidationError
 
+    from flows.server import ServerError
+
     apply_defaults()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.run(args)
+    except ServerError as exc:
+        print(f"seams: error: {exc}", file=sys.stderr)
+        return EXIT_NO_SERVER
     except ValidationError as exc:
         print(f"seams: error: {_validation_message(exc)}", file=sys.stderr)
         return EXIT_USAGE
@@ -202,7 +207,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         settings = _settings(args)
     except ValidationError as exc:
         raise ValueError(_validation_message(exc)) from None
-    report = console.run_ingest([str(p) for p in args.paths], settings, as_json=args.json)
+    from flows.server import one_off_api
+
+    with one_off_api():  # a temporary Prefect server boots while the ingest loads its libraries
+        report = console.run_ingest([str(p) for p in args.paths], settings, as_json=args.json)
     return EXIT_SOME_FAILED if report.failed else EXIT_OK
 
 
@@ -292,8 +300,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     configurations(configs, args.variant)  # unknown names are usage errors, before any work
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     Options(k=args.k, modes=tuple(modes))
-    run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, args.embedder, args.db,
-                 args.out, args.limit)
+    from flows.server import one_off_api
+
+    with one_off_api():
+        run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, args.embedder, args.db,
+                     args.out, args.limit)
     return EXIT_OK
 
 

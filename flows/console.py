@@ -31,7 +31,7 @@ def run_ingest(paths: list[str], settings: Settings, as_json: bool = False):
     """Run the ingest flow with a progress bar (or one line per file when not on a terminal)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from flows.ingest import flow_for
+    from flows.ingest import ingest_once
     from flows.ingest import progress as ingest_progress
 
     err = _console(stderr=True)
@@ -59,7 +59,7 @@ def run_ingest(paths: list[str], settings: Settings, as_json: bool = False):
         progress.console.print(f"[{done}/{total}] [{style}]{report.action:9}[/] {report.doc_id}  {detail}")
 
     with ingest_progress.listening(on_file), progress:
-        report = flow_for(settings)(paths, settings)
+        report = ingest_once(paths, settings)
     if as_json:
         print(json.dumps(_report_json(report), ensure_ascii=False, indent=2, default=str))
         return report

@@ -19,6 +19,7 @@ import atexit
 import concurrent.futures as cf
 import contextlib
 import multiprocessing
+import os
 import re
 import time
 from collections import deque
@@ -507,3 +508,39 @@ def flow_for(settings: Settings):
     else:
         runner = DaskTaskRunner(address=settings.runner.removeprefix("dask:"))
     return ingest_flow.with_options(task_runner=runner)
+
+
+#: Set either (Prefect's current name or its legacy one) to keep flow-run heartbeats in one-off runs.
+HEARTBEAT_VARIABLES = ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY")
+
+
+@contextlib.contextmanager
+def one_off_run() -> Iterator[None]:
+    """Prefect settings for a flow run in this process (``seams ingest``, ``seams evaluate``).
+
+    Flow-run heartbeats are turned off. Prefect 3.9 sends one every 180 s from a thread that sleeps
+    in one-second steps and joins that thread when the run ends, so every run waits up to a second
+    after its work is done — on 1,000 small files that was most of the flow's overhead
+    (bench/orchestrate.py). Heartbeats let an automation spot runs whose process died; a one-off
+    run's process is the user's own command, which reports its own end. Served deployments
+    (``seams serve``, ``prefect.yaml`` workers) keep Prefect's default, and a user who sets one of
+    :data:`HEARTBEAT_VARIABLES` keeps heartbeats here too.
+    """
+    if any(os.environ.get(name) for name in HEARTBEAT_VARIABLES):
+        yield
+        return
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        yield
+
+
+def ingest_once(paths: Sequence[str], settings: Settings) -> IngestReport:
+    """One run of the ingest flow in this process, with the runner the settings ask for."""
+    import lancedb  # noqa: F401 - seconds of import, done while a temporary server may still be booting
+
+    from flows.server import wait_for_api
+
+    wait_for_api()
+    with one_off_run():
+        return flow_for(settings)(list(paths), settings)

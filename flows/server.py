@@ -1,23 +1,32 @@
-"""A local Prefect server for schedules and the dashboard.
+"""Prefect servers that seams starts: a temporary one for a one-off run, a local one for schedules.
 
-Prefect's temporary server (what a run uses when ``PREFECT_API_URL`` is unset) lives only as long
-as one process and does not run schedules: ``serve`` on it warns "Cannot schedule flows on an
-ephemeral server" and nothing ever fires. So ``seams serve`` and ``seams dashboard`` start a real
-local server (``prefect server start``, SQLite under ``PREFECT_HOME``) unless one is configured,
-wait until it answers, and point this process at it.
+With no ``PREFECT_API_URL`` configured, a flow run starts Prefect's temporary server when it first
+calls the API, and waits for it: seconds of importing the whole server into this process, then
+seconds more while the server process boots. :func:`one_off_api` starts the same server (same
+command, same database, services and UI off as Prefect's own) as soon as a command knows it will
+run a flow, so it boots while seams imports its libraries and loads the embedder;
+:func:`wait_for_api` is called just before the flow.
+
+That server lives only as long as one process and does not run schedules: ``serve`` on it warns
+"Cannot schedule flows on an ephemeral server" and nothing ever fires. So ``seams serve`` and
+``seams dashboard`` start a real local server (``prefect server start``, SQLite under
+``PREFECT_HOME``) unless one is configured, wait until it answers, and point this process at it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 DEFAULT_PORT = 4200
 
@@ -88,3 +97,113 @@ def local_server(port: int | None = None, startup_timeout: float = 120.0, log_pa
 
 def dashboard_url(api_url: str) -> str:
     return api_url[: -len("/api")] if api_url.endswith("/api") else api_url
+
+
+# -- the temporary server of a one-off run ------------------------------------------------------
+
+def _die_with_parent() -> None:
+    """In the server's process before it starts (Linux): stop when seams' process dies, even by
+    SIGKILL, so no server is left behind."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class TemporaryServer:
+    """Prefect's temporary API server (the command Prefect runs for it), in a child process."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        self.api_url = f"http://127.0.0.1:{self.port}/api"
+        self._log = tempfile.TemporaryFile()
+        import prefect
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(prefect.__file__).parent.parent),
+             "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port),
+             "--log-level", "error", "--lifespan", "on"],
+            env={**env, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"},
+            stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+        )
+        self._ready = False
+
+    def wait(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not self._ready:
+            if self.process.poll() is not None:
+                output = self._log_tail()
+                raise ServerError(f"Prefect's temporary server exited with code {self.process.returncode} before "
+                                  f"answering{': ' + output if output else ''} (check the PREFECT_SERVER_* settings, "
+                                  "or set PREFECT_API_URL to use a server of your own)")
+            if time.monotonic() > deadline:
+                raise ServerError(f"Prefect's temporary server did not answer within {timeout:.0f} s "
+                                  "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)")
+            self._ready = api_healthy(self.api_url, timeout=1.0)
+            if not self._ready:
+                time.sleep(0.1)
+
+    def _log_tail(self) -> str:
+        self._log.seek(0)
+        lines = self._log.read().decode("utf-8", "replace").strip().splitlines()
+        return " / ".join(lines[-3:])
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+
+
+_STARTING: list[TemporaryServer] = []
+
+
+@contextlib.contextmanager
+def one_off_api() -> Iterator[None]:
+    """Make sure the flow runs of this block have an API: the configured one, or a temporary server
+    started now, in the background, and stopped when the block ends (after Prefect has sent it the
+    run's last logs and events). Call :func:`wait_for_api` before the first flow run."""
+    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
+
+    current = get_current_settings()
+    if current.api.url or not current.server.ephemeral.enabled or os.environ.get("SEAMS_EARLY_SERVER") == "0":
+        yield  # the configured server; or (SEAMS_EARLY_SERVER=0) Prefect starts its own when first called
+        return
+    server = TemporaryServer({**os.environ, **current.to_environment_variables(exclude_unset=True)})
+    _STARTING.append(server)
+    try:
+        with temporary_settings({PREFECT_API_URL: server.api_url}):
+            try:
+                yield
+            finally:
+                if server._ready:
+                    _drain_prefect_workers()
+    finally:
+        _STARTING.remove(server)
+        server.stop()
+
+
+def wait_for_api() -> None:
+    """Block until the temporary server of :func:`one_off_api` answers (no-op without one)."""
+    if _STARTING:
+        from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS
+
+        _STARTING[-1].wait(float(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()))
+
+
+def _drain_prefect_workers() -> None:
+    """Send what Prefect still queues (logs, events) before its server goes away."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    with contextlib.suppress(Exception):
+        APILogWorker.drain_all(timeout=10)
+    with contextlib.suppress(Exception):
+        EventsWorker.drain_all(timeout=10)

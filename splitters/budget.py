@@ -1,12 +1,15 @@
 """Token-budget post-processing: split what is over the max, merge what is under the min.
 
-    units ──split_chunk (over max)──▶ pieces ≤ max ──merge_small (under min)──▶ chunks ≤ ceiling ──locate
+    units ──split_chunk (over max)──▶ pieces ≤ max* ──merge_small (under min)──▶ chunks ≤ ceiling ──locate
 
 Splits look for the best boundary inside an over-long unit: block → line → sentence → word → a
 hard cut, and pack the pieces greedily up to ``max_tokens``. Table rows are never cut when a row
 fits, and every piece that starts inside a table carries that table's header rows again. A header
 line is never left at the end of a piece when its body follows (see :mod:`splitters.outline`):
 it is packed with at least the start of that body.
+
+(*) One exception to the max: header lines followed by table rows that fit only without them make
+one piece up to ``merge_ceiling``, rather than a row cut in two or a header cut off its table.
 
 Merges join a chunk under ``min_tokens`` with a neighbour of the same group while the result stays
 within ``merge_ceiling``, choosing the neighbour that shares the longest heading path (a trailing
@@ -154,15 +157,17 @@ def _glued_start(text: str, segment: _Segment, glue: Mapping[int, int]) -> int |
 
 def _glue(text: str, segments: list[_Segment], count: TokenCounter, limit: int, glue: Mapping[int, int],
           split_again: Callable[[int, int, int], list[tuple[int, int]]],
-          solid: Sequence[tuple[int, int]] = ()) -> list[_Segment]:
+          solid: Sequence[tuple[int, int]] = (), ceiling: int = 0) -> list[_Segment]:
     """Join every segment that ends with gluing header lines to the segment after it, so no piece
     can end with them.
 
     When the two do not fit together, the headers are cut off the body before them and go on with
     what follows; when even that does not fit, what follows is cut again to the room the headers
-    leave, and the headers join its first piece. Last resort (headers that nearly fill the limit by
-    themselves): headers and body are cut at a word, never right after a header nor inside a
-    ``solid`` span (furniture).
+    leave, and the headers join its first piece. When what follows cannot be cut (table rows that
+    fit the limit only without the headers), headers and rows make one piece over the limit if it
+    stays within ``ceiling``: a few tokens over the max cost less than a cut row or a header cut
+    off its table. Last resort (headers that nearly fill the limit by themselves): headers and body
+    are cut at a word, never right after a header nor inside a ``solid`` span (furniture).
     """
     if not glue:
         return segments
@@ -189,6 +194,9 @@ def _glue(text: str, segments: list[_Segment], count: TokenCounter, limit: int, 
                     pending.extend(_Segment(s, e, following.header) for s, e in reversed(pieces[1:]))
                     current = first
                     continue
+            if following.whole and count(current.header + text[current.start:following.end]) <= ceiling:
+                current = _Segment(current.start, following.end, current.header, whole=True)
+                continue
             # Last resort: the headers nearly fill the limit by themselves. Cut at a word, never right
             # after a header: inside the headers when what follows is whole table rows, else anywhere.
             keep = _fitting_tail(text, current, following, count, limit, glue) if following.whole else None
@@ -291,8 +299,9 @@ def _blocks_in(doc: Document, starts: tuple[int, ...], start: int, end: int) -> 
 
 
 def split_chunk(doc: Document, chunk: Chunk, count: TokenCounter, limit: int,
-                outline: Outline | None = None) -> list[Chunk]:
-    """Split one over-long chunk into pieces of at most ``limit`` tokens each."""
+                outline: Outline | None = None, ceiling: int = 0) -> list[Chunk]:
+    """Split one over-long chunk into pieces of at most ``limit`` tokens each — but a piece of
+    header lines glued to whole table rows, which may reach ``ceiling`` (see :func:`_glue`)."""
     text = doc.text
     glue = outline.glue_ends if outline is not None else _NO_GLUE
     starts = outline.block_starts if outline is not None else block_starts(doc)
@@ -320,7 +329,8 @@ def split_chunk(doc: Document, chunk: Chunk, count: TokenCounter, limit: int,
         return split_text(text, s, e, count, room, 0, glue)
 
     solid = [(start, end) for end, start in local.items()]
-    segments = _glue(text, segments, count, limit, ChainMap(local, glue) if local else glue, split_again, solid)
+    segments = _glue(text, segments, count, limit, ChainMap(local, glue) if local else glue, split_again, solid,
+                     ceiling)
     pieces: list[Chunk] = []
     for piece in _pack(text, segments, count, limit):
         start, end = _trim(text, piece.start, piece.end)
@@ -444,8 +454,8 @@ def fit_to_budget(doc: Document, chunks: list[Chunk], count: TokenCounter, budge
     outline = outline if outline is not None else Outline.build(doc)
     sized: list[Chunk] = []
     for chunk in chunks:
-        pieces = split_chunk(doc, chunk, count, budget.max_tokens, outline) if chunk.tokens > budget.max_tokens \
-            else [chunk]
+        pieces = split_chunk(doc, chunk, count, budget.max_tokens, outline, budget.merge_ceiling) \
+            if chunk.tokens > budget.max_tokens else [chunk]
         sized.extend(replace(p, heading_path=outline.path_of(p.start, p.end)) for p in pieces)
     return [locate(doc, c, outline.block_starts) for c in merge_small(doc, sized, count, budget, outline)]
 

@@ -22,5 +22,5 @@ def split_sheets(doc: Document, count: TokenCounter, budget: Budget) -> list[Chu
         if block.table is None or whole.tokens <= budget.max_tokens:
             units.append(whole)
         else:
-            units.extend(split_chunk(doc, whole, count, budget.max_tokens, outline))
+            units.extend(split_chunk(doc, whole, count, budget.max_tokens, outline, budget.merge_ceiling))
     return keep_headers_with_next(doc, units, count, outline)

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from flows.environment import apply_defaults
 
 apply_defaults()
+
+# CI draws the same examples every run, so a red CI names a change, not an unlucky seed; local runs
+# draw new ones each time and keep what failed in .hypothesis/ to replay it.
+hypothesis_settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

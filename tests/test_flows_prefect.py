@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.ingest import artifact_key, ingest_flow
+from flows.ingest import HEARTBEAT_VARIABLES, artifact_key, ingest_flow, one_off_run
 from flows.settings import Settings
 from flows.store import Store
 
@@ -54,6 +54,47 @@ def test_failed_file_is_in_the_artifact_and_the_run_completes(prefect_harness, t
     assert "| added | 2 |" in summary[0].data and "| failed | 1 |" in summary[0].data
     progress = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "progress"))
     assert progress and float(progress[0].data) == 100.0
+
+
+def _flow_run_events(flow_run_id) -> list[str]:
+    from prefect.client.orchestration import get_client
+    from prefect.events.filters import EventFilter, EventNameFilter, EventResourceFilter
+
+    with get_client(sync_client=True) as client:
+        page = client.read_events(EventFilter(event=EventNameFilter(prefix=["prefect.flow-run."]),
+                                              resource=EventResourceFilter(id=[f"prefect.flow-run.{flow_run_id}"])),
+                                  limit=50)
+    return [event.event for event in page.events]
+
+
+def test_one_off_runs_send_no_heartbeats_unless_asked(prefect_harness, tmp_path, monkeypatch):
+    """`seams ingest` and `seams evaluate` run without Prefect's flow-run heartbeats (their thread
+    holds up the end of every run by up to a second); a run with Prefect's defaults (a served
+    deployment) sends them, and so does a one-off run when the user sets the heartbeat variable."""
+    for name in HEARTBEAT_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    root = _folder(tmp_path / "docs")
+
+    def run(db: str) -> str:
+        settings = Settings(db=str(tmp_path / db), kb="beats", embedder="hashing", workers=1)
+        return ingest_flow([str(root)], settings, return_state=True).state_details.flow_run_id
+
+    with one_off_run():
+        quiet = run("one-off")
+    default = run("default")
+    monkeypatch.setenv(HEARTBEAT_VARIABLES[0], "60")
+    with one_off_run():
+        asked = run("asked")
+
+    beat = "prefect.flow-run.heartbeat"
+    deadline = time.monotonic() + 60
+    while True:  # events reach the server's store asynchronously, in the order they were sent
+        events = {run_id: _flow_run_events(run_id) for run_id in (quiet, default, asked)}
+        if (beat in events[default] and beat in events[asked]) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert beat in events[default] and beat in events[asked], events
+    assert "prefect.flow-run.Completed" in events[quiet] and beat not in events[quiet], events[quiet]
 
 
 def test_artifact_keys_are_valid():

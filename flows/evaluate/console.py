@@ -28,6 +28,8 @@ def run_evaluate(source: str, path: str, questions: str | None, configs: list[st
                  out: str | None, limit: int | None):
     """Run the evaluation flow with progress on stderr; print the summary; return the Evaluation."""
     from flows.evaluate.runner import evaluate_flow, progress
+    from flows.ingest import one_off_run
+    from flows.server import wait_for_api
 
     err = _console(stderr=True)
     started = time.perf_counter()
@@ -36,7 +38,8 @@ def run_evaluate(source: str, path: str, questions: str | None, configs: list[st
     def on_progress(message: str) -> None:
         err.print(f"[dim]{time.perf_counter() - started:6.0f}s[/] {message}", markup=True)
 
-    with progress.listening(on_progress):
+    wait_for_api()
+    with progress.listening(on_progress), one_off_run():
         evaluation = evaluate_flow(source, path, questions, configs, variants, k, modes, embedder, db, out, limit)
     print_summary(evaluation)
     stdout = _console()
