@@ -14,6 +14,8 @@ from pathlib import Path
 from flows.environment import apply_defaults
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NO_SERVER = 0, 1, 2, 3
+#: Commands that run a flow in this process (and so need a Prefect API).
+FLOW_COMMANDS = ("ingest", "evaluate")
 
 
 def _settings(args: argparse.Namespace):
@@ -174,11 +176,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from pydantic import ValidationError
 
-    from flows.server import ServerError
+    from flows.server import ServerError, start_early, stop_early
 
     apply_defaults()
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in FLOW_COMMANDS:
+        start_early()  # a temporary Prefect server, if one will be needed, boots while the command loads
     try:
         return args.run(args)
     except ServerError as exc:
@@ -193,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("seams: interrupted", file=sys.stderr)
         return 130
+    finally:
+        stop_early()
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -209,7 +215,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         raise ValueError(_validation_message(exc)) from None
     from flows.server import one_off_api
 
-    with one_off_api():  # a temporary Prefect server boots while the ingest loads its libraries
+    with one_off_api():
         report = console.run_ingest([str(p) for p in args.paths], settings, as_json=args.json)
     return EXIT_SOME_FAILED if report.failed else EXIT_OK
 

@@ -16,6 +16,7 @@ That server lives only as long as one process and does not run schedules: ``serv
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import signal
 import socket
@@ -119,10 +120,10 @@ class TemporaryServer:
             self.port = sock.getsockname()[1]
         self.api_url = f"http://127.0.0.1:{self.port}/api"
         self._log = tempfile.TemporaryFile()
-        import prefect
-
+        spec = importlib.util.find_spec("prefect")  # where it is, without the second or two of importing it
+        site = Path(spec.submodule_search_locations[0]).parent if spec and spec.submodule_search_locations else None
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(prefect.__file__).parent.parent),
+            [sys.executable, "-m", "uvicorn", "--app-dir", str(site or Path.cwd()),
              "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port),
              "--log-level", "error", "--lifespan", "on"],
             env={**env, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"},
@@ -162,21 +163,41 @@ class TemporaryServer:
         self._log.close()
 
 
+_EARLY: list[TemporaryServer] = []  # started by start_early(), adopted or stopped by one_off_api()
 _STARTING: list[TemporaryServer] = []
+
+
+def start_early() -> None:
+    """Start the temporary server before Prefect is imported (that import alone takes a second or
+    two), unless the environment names a server or Prefect is loaded already. Prefect's other
+    sources of settings (profiles, ``prefect.toml``) are read by :func:`one_off_api`, which stops
+    this server again if they name a server of their own."""
+    if os.environ.get("PREFECT_API_URL") or os.environ.get("SEAMS_EARLY_SERVER") == "0" or "prefect" in sys.modules:
+        return
+    _EARLY.append(TemporaryServer(dict(os.environ)))
+
+
+def stop_early() -> None:
+    """Stop an early server that no :func:`one_off_api` adopted (the command ended before)."""
+    while _EARLY:
+        _EARLY.pop().stop()
 
 
 @contextlib.contextmanager
 def one_off_api() -> Iterator[None]:
     """Make sure the flow runs of this block have an API: the configured one, or a temporary server
-    started now, in the background, and stopped when the block ends (after Prefect has sent it the
-    run's last logs and events). Call :func:`wait_for_api` before the first flow run."""
+    (started early, or now, in the background) stopped when the block ends, after Prefect has sent
+    it the run's last logs and events. Call :func:`wait_for_api` before the first flow run."""
     from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
 
+    early = _EARLY.pop() if _EARLY else None
     current = get_current_settings()
     if current.api.url or not current.server.ephemeral.enabled or os.environ.get("SEAMS_EARLY_SERVER") == "0":
+        if early is not None:
+            early.stop()
         yield  # the configured server; or (SEAMS_EARLY_SERVER=0) Prefect starts its own when first called
         return
-    server = TemporaryServer({**os.environ, **current.to_environment_variables(exclude_unset=True)})
+    server = early or TemporaryServer({**os.environ, **current.to_environment_variables(exclude_unset=True)})
     _STARTING.append(server)
     try:
         with temporary_settings({PREFECT_API_URL: server.api_url}):

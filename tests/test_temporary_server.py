@@ -102,3 +102,28 @@ def test_a_server_that_cannot_start_is_a_clear_error(tmp_path):
     assert result.returncode == 3, (result.returncode, result.stderr)
     assert "temporary server" in result.stderr and "PREFECT_API_URL" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_server_named_in_the_prefect_profile_is_used(prefect_harness, tmp_path):
+    """The early server is started before Prefect reads its profile; when the profile names a
+    server after all, the run goes there and the early server is stopped."""
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_URL
+
+    env, marker = _environment(tmp_path)
+    home = Path(env["PREFECT_HOME"])
+    home.mkdir()
+    (home / "profiles.toml").write_text(
+        f'active = "team"\n\n[profiles.team]\nPREFECT_API_URL = "{PREFECT_API_URL.value()}"\n', "utf-8")
+    root = _folder(tmp_path / "docs")
+    kb = f"profile_{uuid.uuid4().hex[:8]}"
+    result = subprocess.run([sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(tmp_path / "db"),
+                             "--kb", kb, "--embedder", "hashing"], env=env, capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    assert not _processes_with(marker), "the early server outlived the command"
+    with get_client(sync_client=True) as client:
+        runs = client.read_flow_runs(limit=200)
+    ours = [run for run in runs if (run.parameters.get("settings") or {}).get("kb") == kb]
+    assert len(ours) == 1 and ours[0].state.is_completed(), [run.parameters for run in runs]
