@@ -5,12 +5,18 @@ blocks and the line grammar). A section runs from its header to the next header;
 folds (a bare title right before a deeper header, such as a chapter before its first article) opens
 the section that follows instead of standing alone, so no unit ever ends with a dangling header.
 Every unit carries its heading path; its merge group is its top-level section, so small sections
-merge with their neighbours but never across a top-level boundary.
+merge with their neighbours inside it. A top-level section that is one unit within the max (a short
+article of a regulation that has no chapters, one item of a flat outline, the preamble) is pooled
+with the like sections beside it: a short one then joins a neighbour, each kept whole, instead of
+standing alone under the min. A section that holds several units or has to be split keeps its
+pieces to itself, so a chunk that mixes top-level sections holds each of them whole.
 """
 
 from __future__ import annotations
 
 import bisect
+from collections import Counter
+from dataclasses import replace
 
 from classifiers.headings import Heading, find_headings
 from parsers.model import Document
@@ -55,7 +61,23 @@ def split_sections(doc: Document, count: TokenCounter, budget: Budget) -> list[C
         if e > s:
             group = outline.group_of(header) if header is not None else ""
             chunks.append(make_chunk(doc, s, e, count, heading_path=outline.path_of(s, e), group=group))
-    return chunks
+    return pool_whole_sections(chunks, budget.max_tokens)
 
 
-__all__ = ["Heading", "find_headings", "section_starts", "split_sections"]
+def pool_whole_sections(units: list[Chunk], max_tokens: int) -> list[Chunk]:
+    """Give each run of consecutive top-level sections that are one unit within ``max_tokens`` one
+    merge group (named after where the run starts)."""
+    units_in = Counter(unit.group for unit in units)
+    pooled: list[Chunk] = []
+    run: str | None = None
+    for unit in units:
+        if units_in[unit.group] == 1 and unit.tokens <= max_tokens:
+            run = run or f"sections@{unit.start}"
+            pooled.append(replace(unit, group=run))
+        else:
+            run = None
+            pooled.append(unit)
+    return pooled
+
+
+__all__ = ["Heading", "find_headings", "pool_whole_sections", "section_starts", "split_sections"]

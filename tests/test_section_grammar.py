@@ -183,6 +183,23 @@ def test_small_sections_merge_within_their_top_level_section(counter):
     assert chunks[1].heading_path == ("□ 추진 배경",), "a merge of two ○ sections carries their parent's path"
 
 
+def test_short_top_level_sections_join_neighbours_whole(counter):
+    """A regulation of articles without chapters: short articles join their neighbours, each whole,
+    instead of standing alone under the min; an article that has to be split keeps its pieces to
+    itself, so the short article after it stays alone."""
+    short = [f"제{i}조(기준{i}) 이 규정은 업무 처리 기준 {i}을 정한다." for i in range(1, 13)]
+    long = "제13조(세부 기준) " + " ".join(["기관은 정보를 안전하게 보관하고 매년 점검 결과를 보고한다."] * 60)
+    doc = _doc("\n\n".join([*short, long, "제14조(시행) 이 규정은 공포한 날부터 시행한다."]))
+    chunks = split_document(doc, "section", counter, Budget(100, 300, 320))
+    before = [c for c in chunks if c.end <= doc.text.index("제13조")]
+    assert 1 < len(before) < len(short), "short articles are joined"
+    assert all(c.text.startswith("제") and c.text.endswith("정한다.") for c in before), "each article whole"
+    assert all(c.tokens >= 100 for c in before[:-1])
+    pieces = [c for c in chunks if c.heading_path == ("제13조(세부 기준)",)]
+    assert len(pieces) > 1 and all("제12조" not in c.text and "제14조" not in c.text for c in pieces)
+    assert chunks[-1].text == "제14조(시행) 이 규정은 공포한 날부터 시행한다."
+
+
 def test_report_families_keep_their_order_whatever_comes_first(counter):
     doc = _lines_doc(["○ 서문에 먼저 나오는 항목이 있음", "□ 추진 배경", "○ 격차가 확대되고 있음", "- 세부 내용이 있음",
                       "□ 추진 방향", "○ 거점 중심으로 지원함"])
