@@ -26,7 +26,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 DEFAULT_PORT = 4200
@@ -102,13 +102,23 @@ def dashboard_url(api_url: str) -> str:
 
 # -- the temporary server of a one-off run ------------------------------------------------------
 
-def _die_with_parent() -> None:
-    """In the server's process before it starts (Linux): stop when seams' process dies, even by
-    SIGKILL, so no server is left behind."""
-    with contextlib.suppress(Exception):
+def _death_signal() -> Callable[[], None] | None:
+    """What the server's process runs before it starts, on Linux: ask for SIGTERM when seams'
+    process dies, even by SIGKILL, so no server is left behind. libc is loaded here, in the parent:
+    the forked child then only makes the call (loading a library after a fork can deadlock)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
         import ctypes
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+    def request() -> None:
+        prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+    return request
 
 
 class TemporaryServer:
@@ -128,7 +138,7 @@ class TemporaryServer:
              "--log-level", "error", "--lifespan", "on"],
             env={**env, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"},
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            preexec_fn=_death_signal(),
         )
         self._ready = False
 
