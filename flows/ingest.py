@@ -523,13 +523,16 @@ def one_off_run() -> Iterator[None]:
     after its work is done — on 1,000 small files that was most of the flow's overhead
     (bench/orchestrate.py). Heartbeats let an automation spot runs whose process died; a one-off
     run's process is the user's own command, which reports its own end. Served deployments
-    (``seams serve``, ``prefect.yaml`` workers) keep Prefect's default, and a user who sets one of
-    :data:`HEARTBEAT_VARIABLES` keeps heartbeats here too.
+    (``seams serve``, ``prefect.yaml`` workers) keep Prefect's default, and a user who sets the
+    heartbeat frequency (:data:`HEARTBEAT_VARIABLES`, in the environment or a Prefect profile)
+    keeps heartbeats here too.
     """
-    if any(os.environ.get(name) for name in HEARTBEAT_VARIABLES):
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, get_current_settings, temporary_settings
+
+    configured = "heartbeat_frequency" in get_current_settings().flows.model_fields_set  # env, profile, toml
+    if configured or any(os.environ.get(name) for name in HEARTBEAT_VARIABLES):
         yield
         return
-    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
     with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield

@@ -76,24 +76,37 @@ def local_server(port: int | None = None, startup_timeout: float = 120.0, log_pa
         stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env, start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + startup_timeout
-        while not api_healthy(api_url):
-            if process.poll() is not None:
-                raise ServerError(f"the Prefect server exited with code {process.returncode}"
-                                  + (f"; see {log_path}" if log_path else ""))
-            if time.monotonic() > deadline:
-                raise ServerError(f"the Prefect server did not answer within {startup_timeout:.0f} s")
-            time.sleep(0.5)
+        _await_health(process, api_url, startup_timeout, "the Prefect server",
+                      lambda: f"see {log_path}" if log_path else "")
         yield api_url
     finally:
+        _stop(process, grace=20)
+        if log_path:
+            log.close()
+
+
+def _await_health(process: subprocess.Popen, api_url: str, timeout: float, name: str,
+                  explain: Callable[[], str], interval: float = 0.1) -> None:
+    """Poll ``api_url`` until it answers; :class:`ServerError` if ``process`` exits or time runs out."""
+    deadline = time.monotonic() + timeout
+    while not api_healthy(api_url, timeout=1.0):
+        if process.poll() is not None:
+            detail = explain()
+            raise ServerError(f"{name} exited with code {process.returncode} before answering"
+                              + (f": {detail}" if detail else ""))
+        if time.monotonic() > deadline:
+            raise ServerError(f"{name} did not answer within {timeout:.0f} s")
+        time.sleep(interval)
+
+
+def _stop(process: subprocess.Popen, grace: float) -> None:
+    if process.poll() is None:
         process.terminate()
         try:
-            process.wait(timeout=20)
+            process.wait(timeout=grace)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        if log_path:
-            log.close()
 
 
 def dashboard_url(api_url: str) -> str:
@@ -143,19 +156,14 @@ class TemporaryServer:
         self._ready = False
 
     def wait(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while not self._ready:
-            if self.process.poll() is not None:
-                output = self._log_tail()
-                raise ServerError(f"Prefect's temporary server exited with code {self.process.returncode} before "
-                                  f"answering{': ' + output if output else ''} (check the PREFECT_SERVER_* settings, "
-                                  "or set PREFECT_API_URL to use a server of your own)")
-            if time.monotonic() > deadline:
-                raise ServerError(f"Prefect's temporary server did not answer within {timeout:.0f} s "
-                                  "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)")
-            self._ready = api_healthy(self.api_url, timeout=1.0)
-            if not self._ready:
-                time.sleep(0.1)
+        if not self._ready:
+            try:
+                _await_health(self.process, self.api_url, timeout, "Prefect's temporary server", self._log_tail)
+            except ServerError as exc:
+                raise ServerError(f"{exc}; check the PREFECT_SERVER_* settings (the time limit is "
+                                  "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS), or set PREFECT_API_URL to "
+                                  "use a server of your own") from None
+            self._ready = True
 
     def _log_tail(self) -> str:
         self._log.seek(0)
@@ -163,13 +171,7 @@ class TemporaryServer:
         return " / ".join(lines[-3:])
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        _stop(self.process, grace=10)
         self._log.close()
 
 
