@@ -20,6 +20,7 @@ Usage: python bench/orchestrate.py [--files 1000] [--repeats 3] [--embedder use-
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import statistics
 import tempfile
@@ -88,17 +89,16 @@ def main() -> None:
         else:
             make_files(root, n)
             make_files(warm_root, 20, seed=8)
-        runs = iter(range(10**6))
+        runs = itertools.count()
 
         def settings() -> Settings:
             return Settings(db=str(Path(tmp) / f"db{next(runs)}"), embedder=args.embedder, batch_files=args.batch)
 
-        def timed(kind: str, run) -> object:
+        def timed(kind: str, run) -> None:
             started = time.perf_counter()
             report = run()
             times[kind].append(time.perf_counter() - started)
             assert report.count("added") == n, report.summary()
-            return report
 
         # Warm-up: imports, embedder weights, worker pool (every run shares this process).
         plain = run_ingest([str(root)], settings(), Steps())

@@ -153,17 +153,17 @@ class TemporaryServer:
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
             preexec_fn=_death_signal(),
         )
-        self._ready = False
+        self.ready = False  # answered once
 
     def wait(self, timeout: float) -> None:
-        if not self._ready:
+        if not self.ready:
             try:
                 _await_health(self.process, self.api_url, timeout, "Prefect's temporary server", self._log_tail)
             except ServerError as exc:
                 raise ServerError(f"{exc}; check the PREFECT_SERVER_* settings (the time limit is "
                                   "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS), or set PREFECT_API_URL to "
                                   "use a server of your own") from None
-            self._ready = True
+            self.ready = True
 
     def _log_tail(self) -> str:
         self._log.seek(0)
@@ -216,7 +216,7 @@ def one_off_api() -> Iterator[None]:
             try:
                 yield
             finally:
-                if server._ready:
+                if server.ready:
                     _drain_prefect_workers()
     finally:
         _STARTING.remove(server)

@@ -55,13 +55,20 @@ def _folder(root: Path) -> Path:
     return root
 
 
+def _command(root: Path, db: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(db), "--embedder", "hashing", *extra]
+
+
+def _ingest(root: Path, db: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(_command(root, db, *extra), env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_ingest_reports_to_its_own_temporary_server_and_stops_it(tmp_path):
     env, marker = _environment(tmp_path)
     root = _folder(tmp_path / "docs")
-    result = subprocess.run([sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(tmp_path / "db"),
-                             "--embedder", "hashing"], env=env, capture_output=True, text=True, timeout=300,
-                            check=False)
+    result = _ingest(root, tmp_path / "db", env)
     assert result.returncode == 0, result.stderr
     assert "2 added" in result.stdout
     assert not _processes_with(marker), "the temporary server outlived the command"
@@ -76,8 +83,7 @@ def test_ingest_reports_to_its_own_temporary_server_and_stops_it(tmp_path):
 def test_a_killed_ingest_takes_its_temporary_server_with_it(tmp_path):
     env, marker = _environment(tmp_path)
     root = _folder(tmp_path / "docs")
-    command = subprocess.Popen([sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(tmp_path / "db"),
-                                "--embedder", "hashing"], env=env, stdout=subprocess.DEVNULL,
+    command = subprocess.Popen(_command(root, tmp_path / "db"), env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     servers: list[int] = []
@@ -96,9 +102,7 @@ def test_a_killed_ingest_takes_its_temporary_server_with_it(tmp_path):
 def test_a_server_that_cannot_start_is_a_clear_error(tmp_path):
     env, _ = _environment(tmp_path, PREFECT_SERVER_DATABASE_CONNECTION_URL="sqlite+aiosqlite:////nonexistent/dir/x.db")
     root = _folder(tmp_path / "docs")
-    result = subprocess.run([sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(tmp_path / "db"),
-                             "--embedder", "hashing"], env=env, capture_output=True, text=True, timeout=300,
-                            check=False)
+    result = _ingest(root, tmp_path / "db", env)
     assert result.returncode == 3, (result.returncode, result.stderr)
     assert "temporary server" in result.stderr and "PREFECT_API_URL" in result.stderr
     assert "Traceback" not in result.stderr
@@ -118,9 +122,7 @@ def test_a_server_named_in_the_prefect_profile_is_used(prefect_harness, tmp_path
         f'active = "team"\n\n[profiles.team]\nPREFECT_API_URL = "{PREFECT_API_URL.value()}"\n', "utf-8")
     root = _folder(tmp_path / "docs")
     kb = f"profile_{uuid.uuid4().hex[:8]}"
-    result = subprocess.run([sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(tmp_path / "db"),
-                             "--kb", kb, "--embedder", "hashing"], env=env, capture_output=True, text=True,
-                            timeout=300, check=False)
+    result = _ingest(root, tmp_path / "db", env, "--kb", kb)
     assert result.returncode == 0, result.stderr
     assert not _processes_with(marker), "the early server outlived the command"
     with get_client(sync_client=True) as client:
