@@ -7,7 +7,8 @@ Families, each a pattern on the start of a line:
 - attachments: ``붙임 1.``, ``[별첨 2]``, ``별표 1``, ``부록 A``, ``Appendix B`` open a top-level part;
 - report markers: ``□``/``■`` > ``○``/``◦`` > ``-``/``·`` (the order of Korean government reports);
 - numbered: ``I.``, ``1.``, ``1.1``, ``1.1.1``, ``가.``, ``(1)``, ``1)``, ``가)``, ``①``;
-- declared: heading blocks of formats that mark them (DOCX styles, Markdown ``#``, HTML ``<h1>``).
+- declared: heading blocks of formats that mark them (DOCX styles, Markdown ``#``, HTML ``<h1>``),
+  and slide titles; in a slide deck only these count (a numbered line on a slide is an item of it).
 
 Depth: declared headings keep their level; legal depth is fixed; the other families nest in the
 order they first appear in the document, which is how numbering schemes nest in practice — except
@@ -226,7 +227,7 @@ def scan(doc: Document, max_lines: int | None = None) -> Scan:
     for index, (block, (b_start, _)) in enumerate(zip(doc.blocks, doc.spans, strict=True)):
         if max_lines is not None and len(lines) >= max_lines:
             break
-        if block.kind == "heading":
+        if block.kind in ("heading", "title"):  # a slide's title heads the slide
             first = block.text.split("\n")[0].strip()
             if first:
                 start = b_start + block.text.index(first)
@@ -317,6 +318,10 @@ _MIN_ARTICLES = 2
 def find_headings(doc: Document) -> list[Heading]:
     """Every header line of the document with its depth, after the document-level context checks."""
     candidates = scan(doc).candidates
+    if any(block.locator.slide is not None for block in doc.blocks):
+        # A deck's sections are its slides, headed by their titles: a numbered line on a slide
+        # ("6) 발표력 (10%)") is an item of that slide, not a header over the slides after it.
+        candidates = tuple(c for c in candidates if c.marker is None)
     families = {c.marker.family for c in candidates if c.marker is not None}
     articles = sum(1 for c in candidates if c.marker is not None and c.marker == Marker("legal", ARTICLE_RANK))
     legal = articles >= _MIN_ARTICLES

@@ -18,7 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from splitters import Budget, get_strategy
 
 #: Bump when a change in parsing/splitting code should re-index everything.
-PIPELINE_VERSION = "2"
+PIPELINE_VERSION = "3"
 
 
 class Settings(BaseSettings):

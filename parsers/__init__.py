@@ -73,6 +73,7 @@ def parse(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Document:
         raise CorruptFile(f"cannot read the file: {exc.strerror or exc}") from exc
     except Exception as exc:  # the parser boundary: no third-party exception escapes
         raise CorruptFile(f"{type(exc).__name__}: {exc}") from exc
+    document = document.without_furniture()
     if not document.text.strip():
         hint = " (scanned pages need OCR, which seams does not do)" if fmt == "pdf" else ""
         raise EmptyFile(f"no extractable text in this {fmt} file{hint}")

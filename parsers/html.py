@@ -6,7 +6,7 @@ directly in a container (``<div>text</div>``) becomes a paragraph of its own, so
 is dropped. ``<br>`` breaks a line inside a block. Tables keep ``colspan``/``rowspan`` as spans, and
 leading rows of ``<th>`` cells (or a ``<thead>``) are their header rows. Page chrome — ``<nav>``, and
 ``<header>``/``<footer>`` outside ``<main>``/``<article>`` — is kept as ``furniture``. Scripts,
-styles and templates are dropped.
+styles, templates and hidden elements (``hidden``, ``aria-hidden``, ``display: none``) are dropped.
 
 The encoding comes from a BOM, then ``<meta charset>``, then :func:`parsers.detect.decode_text`.
 """
@@ -58,6 +58,19 @@ def _decode(data: bytes) -> str:
     return decode_text(data)
 
 
+_DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
+
+
+def _hidden(element: Any) -> bool:
+    """Never shown to a reader: ``hidden``, ``aria-hidden``, ``display: none`` (as the inline-XBRL
+    header of an SEC filing, hundreds of lines of tags and dates)."""
+    attrs = element.attrs or {}
+    if "hidden" in attrs or str(attrs.get("aria-hidden", "")).lower() == "true":
+        return True
+    style = attrs.get("style")
+    return bool(style) and _DISPLAY_NONE.search(str(style)) is not None
+
+
 class _Walker:
     def __init__(self) -> None:
         self.blocks: list[Block] = []
@@ -82,7 +95,7 @@ class _Walker:
             if not isinstance(child, Tag):
                 continue
             name = child.name.lower() if child.name else ""
-            if name in _DROPPED:
+            if name in _DROPPED or _hidden(child):
                 continue
             if name == "br":
                 self.inline.append("\n")

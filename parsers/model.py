@@ -9,7 +9,7 @@ Everything here is a frozen dataclass: stages never mutate what the previous sta
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
@@ -98,6 +98,9 @@ class Document:
     blocks: tuple[Block, ...]
     properties: Properties = field(default_factory=Properties)
     warnings: tuple[str, ...] = ()
+    #: Page furniture (running headers and footers, page numbers, navigation): kept with the
+    #: document, with its locators, but out of :attr:`text`, so it never splits or pads a chunk.
+    furniture: tuple[Block, ...] = ()
 
     @cached_property
     def spans(self) -> tuple[tuple[int, int], ...]:
@@ -120,6 +123,15 @@ class Document:
     @property
     def table_count(self) -> int:
         return sum(1 for b in self.blocks if b.kind == "table")
+
+    def without_furniture(self) -> Document:
+        """The same document with its furniture blocks moved out of the text into :attr:`furniture`
+        (unless nothing else would be left: then they are its text)."""
+        moved = tuple(block for block in self.blocks if block.kind == "furniture")
+        kept = tuple(block for block in self.blocks if block.kind != "furniture")
+        if not moved or not any(block.text.strip() for block in kept):
+            return self
+        return replace(self, blocks=kept, furniture=self.furniture + moved)
 
     def chars_per_page(self) -> float:
         pages = self.properties.pages

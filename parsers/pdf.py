@@ -32,10 +32,11 @@ thread-safe: parse PDFs in processes (as the flow does), not in threads of one p
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -330,16 +331,16 @@ class _TableFinder:
             def shift(box: Sequence[float]) -> tuple[float, float, float, float]:
                 return float(box[0]) - dx, float(box[1]) - dy, float(box[2]) - dx, float(box[3]) - dy
 
+            glyphs = _Glyphs.of(textpage, transform) if found else None
+
             def cell_text(box: Sequence[float] | None) -> str | None:
-                if box is None:
-                    return None
-                left, bottom, right, top = transform.to_page(shift(box))
-                return textpage.get_text_bounded(left, bottom, right, top)
+                return None if box is None or glyphs is None else glyphs.read(shift(box))
 
             tables = []
             for candidate in found:
                 rows = [[cell_text(box) for box in row.cells] for row in candidate.rows]
-                table = _table_from_grid(rows, candidate.rows) if _is_real_table(rows) else None
+                read = (lambda box: glyphs.read(shift(box))) if glyphs is not None else None
+                table = _table_from_grid(rows, candidate.rows, read) if _is_real_table(rows) else None
                 if table is not None:
                     tables.append(_FoundTable(shift(candidate.bbox), table))
             return tables
@@ -368,23 +369,115 @@ class _TableFinder:
             self._pdf.close()
 
 
+@dataclass(frozen=True)
+class _Glyph:
+    char: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    index: int  # in the content stream, counting visible characters only
+    # What pdfium put between this glyph and the next one in the content stream: "" (nothing),
+    # " " (a word space) or "\n" (a line break: on one visual line, the gap decides).
+    after: str
+
+    @property
+    def middle(self) -> float:
+        return (self.top + self.bottom) / 2
+
+    @property
+    def height(self) -> float:
+        return max(self.bottom - self.top, 0.5)
+
+
+#: Between two glyphs that are not neighbours in the content stream, a gap wider than this share
+#: of their height is a word space (between neighbours, pdfium's own spacing decides).
+WORD_GAP = 0.2
+
+
+@dataclass(frozen=True)
+class _Glyphs:
+    """A page's visible characters with their boxes (display space), sorted top to bottom, to read
+    the text inside a box in *visual* order. pdfium's own bounded text follows the content stream,
+    which writes the glyphs of one cell in any order the producer chose ("제", "회", then "1" for
+    "제1회"), and invents spaces where a later glyph will fill the gap ("1.20( ) 월"). Glyphs that
+    are neighbours in both orders keep pdfium's word spaces (it knows the fonts' spacing)."""
+
+    glyphs: tuple[_Glyph, ...]
+    middles: tuple[float, ...]
+
+    @classmethod
+    def of(cls, textpage: Any, transform: _Transform) -> _Glyphs:
+        count = textpage.count_chars()
+        text = textpage.get_text_range() if count > 0 else ""
+        glyphs: list[_Glyph] = []
+        if len(text) == count:
+            text = text.translate(_SOFT_HYPHENS)
+            visible = [i for i, char in enumerate(text) if not char.isspace()]
+            for n, i in enumerate(visible):
+                x0, top, x1, bottom = transform.to_display(textpage.get_charbox(i, loose=True))
+                between = text[i + 1:visible[n + 1]] if n + 1 < len(visible) else ""
+                after = "\n" if "\n" in between or "\r" in between else (" " if between else "")
+                glyphs.append(_Glyph(text[i], x0, top, x1, bottom, n, after))
+        glyphs.sort(key=lambda g: (g.middle, g.x0))
+        return cls(tuple(glyphs), tuple(g.middle for g in glyphs))
+
+    def read(self, box: Sequence[float]) -> str:
+        """The text whose glyph centres lie in ``box`` (x0, top, x1, bottom): lines top to bottom,
+        glyphs left to right, a space where the gap between two glyphs is a word's."""
+        x0, top, x1, bottom = box
+        low, high = bisect.bisect_left(self.middles, top), bisect.bisect_right(self.middles, bottom)
+        inside = [g for g in self.glyphs[low:high] if x0 <= (g.x0 + g.x1) / 2 <= x1]
+        lines: list[list[_Glyph]] = []
+        for glyph in inside:  # already sorted by their middles
+            if lines and glyph.middle - lines[-1][0].middle <= 0.5 * min(glyph.height, lines[-1][0].height):
+                lines[-1].append(glyph)
+            else:
+                lines.append([glyph])
+        out = []
+        for line in lines:
+            line.sort(key=lambda g: (g.x0 + g.x1) / 2)
+            parts = [line[0].char]
+            for before, glyph in itertools.pairwise(line):
+                if glyph.index == before.index + 1 and before.after != "\n":
+                    space = before.after == " "
+                else:
+                    space = glyph.x0 - before.x1 > WORD_GAP * max(before.height, glyph.height)
+                if space:
+                    parts.append(" ")
+                parts.append(glyph.char)
+            out.append("".join(parts))
+        return "\n".join(out)
+
+
 def _is_real_table(rows: Sequence[Sequence[str | None]]) -> bool:
     """Reject ruled shapes pdfplumber takes for tables that are not: a framed box of one column
-    (a code listing, a callout) or a grid much coarser than its text (most cells hold three or
-    more lines, as when only some rules of a booktabs table were found). Their text then stays in
-    the page's text."""
+    (a code listing, a callout), a grid much coarser than its text (most cells hold three or
+    more lines, as when only some rules of a booktabs table were found), or a grid mostly empty
+    (a chart's grid lines). Their text then stays in the page's text."""
     filled = [(c, cell.strip()) for row in rows for c, cell in enumerate(row) if cell and cell.strip()]
     if len({c for c, _ in filled} ) < 2:
         return False
+    cells = sum(len(row) for row in rows)
+    if cells >= 12 and len(filled) < 0.3 * cells:
+        return False  # a chart's grid lines with a few labels and values scattered over it
     line_counts = sorted(len(_LINE_BREAK.findall(cell)) for _, cell in filled)
     return line_counts[len(line_counts) // 2] < 3
 
 
-def _table_from_grid(rows: Sequence[Sequence[str | None]], cell_rows: Sequence[Any]) -> Table | None:
-    """Our table from pdfplumber's grid, with cells covered by a merged cell (``None``) recorded as spans."""
+def _table_from_grid(rows: Sequence[Sequence[str | None]], cell_rows: Sequence[Any],
+                     read: Callable[[Sequence[float]], str] | None = None) -> Table | None:
+    """Our table from pdfplumber's grid, with cells covered by a merged cell (``None``) recorded as spans.
+
+    A ``None`` cell that no merged cell covers is a cell whose rules are missing — the open first
+    and last columns of a table drawn without outer verticals, common in Korean reports. Its text
+    is read (``read``) from the box its column and row give, so a row keeps its label ("기금 | 36.7 |
+    …") instead of losing it between the table's box and its cells."""
     spans: list[Span] = []
+    grid = [list(row) for row in rows]
     # A None cell is covered by a merged neighbour: find the real cell whose box holds its centre.
     columns = _column_centres(cell_rows)
+    extents = _column_extents(cell_rows)
     for r, row in enumerate(cell_rows):
         for c, bbox in enumerate(row.cells):
             if bbox is not None or c >= len(columns):
@@ -399,7 +492,23 @@ def _table_from_grid(rows: Sequence[Sequence[str | None]], cell_rows: Sequence[A
                 if origin is not None:
                     spans.append(Span(r2, origin, r, c))
                     break
-    return make_table(rows, _merge_spans(spans))
+            else:
+                boxes = [b for b in row.cells if b is not None]
+                if read is not None and extents[c] is not None:
+                    x0, x1 = extents[c]
+                    grid[r][c] = read((x0, min(b[1] for b in boxes), x1, max(b[3] for b in boxes)))
+    return make_table(grid, _merge_spans(spans))
+
+
+def _column_extents(cell_rows: Sequence[Any]) -> list[tuple[float, float] | None]:
+    """Each grid column's narrowest real cell, left and right (``None``: no real cell in it)."""
+    width = max((len(row.cells) for row in cell_rows), default=0)
+    extents: list[tuple[float, float] | None] = []
+    for c in range(width):
+        boxes = [row.cells[c] for row in cell_rows if c < len(row.cells) and row.cells[c] is not None]
+        narrowest = min(boxes, key=lambda b: b[2] - b[0], default=None)
+        extents.append((narrowest[0], narrowest[2]) if narrowest else None)
+    return extents
 
 
 def _column_centres(cell_rows: Sequence[Any]) -> list[float | None]:

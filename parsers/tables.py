@@ -16,7 +16,9 @@ Merged ranges are filled so that every row can be read on its own in a chunk:
   except a title merged across the whole width, which is kept once;
 - in data rows a label merged down over several rows is repeated in its first column of each row
   (a category cell spanning its rows); cells merged sideways stay empty, so text is not repeated
-  along a row.
+  along a row;
+- a long merged value (a note, a title: over :data:`MAX_REPEATED_LABEL` characters) is never
+  repeated.
 """
 
 from __future__ import annotations
@@ -142,10 +144,16 @@ def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()
     return labels if any(is_value(cell) for cell in below) else 1
 
 
+#: A merged value longer than this is a note or a title, not a label: it is kept once, in its first
+#: cell, instead of being repeated in every cell it covers (a 600-character 비고 merged down twelve
+#: rows would otherwise be read twelve times).
+MAX_REPEATED_LABEL = 40
+
+
 def _fill_spans(grid: list[list[str]], spans: Sequence[Span], header_rows: int, width: int) -> None:
     for span in spans:
         value = grid[span.row][span.col]
-        if not value:
+        if not value or len(value) > MAX_REPEATED_LABEL:
             continue
         title = span.col == 0 and span.last_col >= width - 1
         for r in range(span.row, min(span.last_row, len(grid) - 1) + 1):

@@ -447,15 +447,42 @@ def merge_small(doc: Document, chunks: list[Chunk], count: TokenCounter, budget:
     return [item for item, keep in zip(items, alive, strict=True) if keep]
 
 
+def pack_units(doc: Document, units: list[Chunk], count: TokenCounter, limit: int) -> list[Chunk]:
+    """Join consecutive units of one group while the result stays within ``limit`` tokens (a run of
+    short paragraphs becomes one chunk; a unit over the limit stays alone)."""
+    packed: list[Chunk] = []
+    for unit in units:
+        last = packed[-1] if packed else None
+        if last is not None and last.group == unit.group and not unit.header \
+                and last.tokens + unit.tokens <= limit + _JUNCTION_SLACK:
+            joined = make_chunk(doc, last.start, unit.end, count, last.header, group=last.group)
+            if joined.tokens <= limit:
+                packed[-1] = joined
+                continue
+        packed.append(unit)
+    return packed
+
+
+def _over_max(doc: Document, chunk: Chunk, count: TokenCounter, budget: Budget, outline: Outline) -> bool:
+    """Over the max — but bare titles that open a unit which fits the max ("제2장 총칙" before a
+    whole article) may take it up to the merge ceiling: a cut would leave either alone."""
+    if chunk.tokens <= budget.max_tokens:
+        return False
+    if chunk.tokens > budget.merge_ceiling or chunk.header:
+        return True
+    body = outline.after_bare_titles(chunk.start)
+    return body <= chunk.start or body >= chunk.end or count(doc.text[body:chunk.end]) > budget.max_tokens
+
+
 def fit_to_budget(doc: Document, chunks: list[Chunk], count: TokenCounter, budget: Budget,
                   outline: Outline | None = None) -> list[Chunk]:
-    """Split chunks over the max, give every chunk its heading path, merge chunks under the min,
-    then fill in locators."""
+    """Split chunks over the max (into pieces of at most the pack size), give every chunk its
+    heading path, merge chunks under the min, then fill in locators."""
     outline = outline if outline is not None else Outline.build(doc)
     sized: list[Chunk] = []
     for chunk in chunks:
-        pieces = split_chunk(doc, chunk, count, budget.max_tokens, outline, budget.merge_ceiling) \
-            if chunk.tokens > budget.max_tokens else [chunk]
+        pieces = split_chunk(doc, chunk, count, budget.pack_tokens, outline, budget.merge_ceiling) \
+            if _over_max(doc, chunk, count, budget, outline) else [chunk]
         sized.extend(replace(p, heading_path=outline.path_of(p.start, p.end)) for p in pieces)
     return [locate(doc, c, outline.block_starts) for c in merge_small(doc, sized, count, budget, outline)]
 
@@ -511,5 +538,5 @@ def block_units(doc: Document, count: TokenCounter, key: Callable[[Block], objec
     return units
 
 
-__all__ = ["BLOCK_SEPARATOR", "block_starts", "block_units", "fit_to_budget", "keep_headers_with_next", "locate", "make_chunk",
-           "merge_small", "split_chunk", "split_text", "trim"]
+__all__ = ["BLOCK_SEPARATOR", "block_starts", "block_units", "fit_to_budget", "keep_headers_with_next", "locate",
+           "make_chunk", "merge_small", "pack_units", "split_chunk", "split_text", "trim"]

@@ -46,6 +46,9 @@ class Outline:
     block_starts: tuple[int, ...]
     furniture: tuple[bool, ...]  # per block
     text: str
+    # Per block, the slide it is on (empty for documents without slides): a header's path ends
+    # with its slide, so an untitled slide does not carry the title of the slide before it.
+    scopes: tuple[int | None, ...] = ()
 
     @classmethod
     def build(cls, doc: Document) -> Outline:
@@ -73,8 +76,18 @@ class Outline:
             if body or fold:
                 glue_ends[heading.end] = heading.offset
         hidden = tuple(fold and heading.title for fold, heading in zip(folds, headings, strict=True))
+        slides = tuple(block.locator.slide for block in doc.blocks)
+        scopes = slides if any(slide is not None for slide in slides) else ()
         return cls(headings, tuple(h.offset for h in headings), tuple(paths), tuple(roots), tuple(folds),
-                   hidden, glue_ends, block_starts, furniture, text)
+                   hidden, glue_ends, block_starts, furniture, text, scopes)
+
+    def _in_scope(self, heading: int, position: int) -> bool:
+        """Whether the header ``heading`` still applies at ``position`` (same slide, if any)."""
+        if not self.scopes:
+            return True
+        here = self.scopes[max(bisect.bisect_right(self.block_starts, position) - 1, 0)]
+        there = self.scopes[max(bisect.bisect_right(self.block_starts, self.offsets[heading]) - 1, 0)]
+        return here == there
 
     # ------------------------------------------------------------------------------ content
 
@@ -99,7 +112,7 @@ class Outline:
 
     def path_at(self, position: int) -> HeadingPath:
         index = bisect.bisect_right(self.offsets, position) - 1
-        return self.paths[index] if index >= 0 else ()
+        return self.paths[index] if index >= 0 and self._in_scope(index, position) else ()
 
     def path_of(self, start: int, end: int) -> HeadingPath:
         """The heading path of ``text[start:end]``: the common prefix of its content's paths."""
@@ -115,7 +128,7 @@ class Outline:
         else:
             stop = self.offsets[first] if first < len(self.offsets) else end
             if self.has_content(start, min(stop, end)):
-                paths.append(self.paths[opening] if opening >= 0 else ())
+                paths.append(self.path_at(start))
         paths.extend(self.paths[i] for i in range(first, last) if not self.hidden[i])
         if not paths:  # only folding titles (or furniture): the deepest path in the span
             return self.path_at(max(start, end - 1))
@@ -145,6 +158,18 @@ class Outline:
             cut = header_start
             content_end = self.content_end(start, cut)
         return cut
+
+    def after_bare_titles(self, start: int) -> int:
+        """Where the text after the bare titles that open ``text[start:]`` begins ("제2장 총칙" right
+        before "제5조(목적) …" has no body of its own: it only opens what follows)."""
+        position = start
+        while True:
+            while position < len(self.text) and self.text[position].isspace():
+                position += 1
+            index = bisect.bisect_left(self.offsets, position)
+            if index >= len(self.offsets) or self.offsets[index] != position or not self.folds[index]:
+                return position
+            position = self.headings[index].end
 
     def ends_glued(self, start: int, end: int) -> bool:
         return self.content_end(start, end) in self.glue_ends

@@ -1,22 +1,30 @@
-"""The ``section`` strategy: cut before section headers, keep each header with its body.
+"""The ``section`` strategy: cut a document along its outline, at the shallowest level that fits.
 
 Headers and their depth come from :func:`classifiers.headings.find_headings` (declared heading
-blocks and the line grammar). A section runs from its header to the next header; a header that
-folds (a bare title right before a deeper header, such as a chapter before its first article) opens
-the section that follows instead of standing alone, so no unit ever ends with a dangling header.
-Every unit carries its heading path; its merge group is its top-level section, so small sections
-merge with their neighbours inside it. A top-level section that is one unit within the max (a short
-article of a regulation that has no chapters, one item of a flat outline, the preamble) is pooled
-with the like sections beside it: a short one then joins a neighbour, each kept whole, instead of
-standing alone under the min. A section that holds several units or has to be split keeps its
-pieces to itself, so a chunk that mixes top-level sections holds each of them whole.
+blocks and the line grammar); they make a tree — a section runs from its header to the next header
+of the same or a higher level, and holds the deeper sections in between. The cut walks that tree
+from the top:
+
+- a section that fits the max is one unit, whole, with all its subsections (an article with its
+  clauses, a ``□`` topic with its ``○`` items, a chapter of short articles);
+- a section that does not fit is cut between its subsections, each handled the same way; its own
+  header and lead-in (the text before its first subsection) open the first of them, so a heading
+  always starts a chunk and a lead-in ("다음의 경우는 제외한다:") stays with the items it introduces;
+- consecutive whole subsections of one parent are packed together, each kept whole, while the
+  pack stays within ``Budget.pack_tokens`` (a run of short articles becomes a few chunks, not one
+  chunk each); the pieces of a section that had to be cut are never packed with its siblings;
+- a section with no subsections that is still over the max is left to the budget step
+  (:func:`splitters.budget.fit_to_budget`), which cuts it at blocks, lines or sentences.
+
+Every unit's heading path is computed afterwards from the outline (the common path of what it
+holds); all units share one merge group, and the budget step joins what is still under the min
+with the neighbour that shares the longest heading path.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass
 
 from classifiers.headings import Heading, find_headings
 from parsers.model import Document
@@ -25,23 +33,48 @@ from splitters.chunk import Budget, Chunk, TokenCounter
 from splitters.outline import Outline
 
 
-def section_starts(outline: Outline) -> list[tuple[int, int | None]]:
-    """Where units start, each with the header that opens it (``None``: the preamble). A unit starts
-    at every header not folded into by the one before it, or at the furniture right before that
-    header (a page number between two sections goes with the one after it: it cannot be left
-    alone at the end of a section that has to be split)."""
-    starts: list[tuple[int, int | None]] = [
-        (_before_furniture(outline, heading.offset), heading.offset) for index, heading in enumerate(outline.headings)
-        if index == 0 or not outline.folds[index - 1]
-    ]
-    if starts and outline.has_content(0, starts[0][0]):
-        starts.insert(0, (0, None))
-    elif starts:
-        starts[0] = (0, starts[0][1])  # a preamble of furniture only (a running header) rides along
-    return starts
+@dataclass(frozen=True)
+class _Section:
+    start: int  # where the section starts (its header, or the furniture right before it)
+    end: int
+    children: tuple[_Section, ...] = ()
+    header_end: int = 0  # where its header line ends (the root has none)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    start: int
+    end: int
+    packable: bool  # a whole section (or a whole lead-in with its first whole subsection)
+
+
+def section_tree(outline: Outline, length: int) -> _Section:
+    """The document as a tree of sections (the root is the whole document; its lead-in is the
+    preamble before the first header)."""
+    headings = outline.headings
+    starts = [_before_furniture(outline, h.offset) for h in headings]
+
+    def build(first: int, stop: int, end: int) -> tuple[_Section, ...]:
+        """Sections of the headings ``first..stop-1`` at the shallowest level among them."""
+        children: list[_Section] = []
+        index = first
+        while index < stop:
+            level = headings[index].level
+            following = index + 1
+            while following < stop and headings[following].level > level:
+                following += 1
+            section_end = starts[following] if following < stop else end
+            children.append(_Section(starts[index], section_end, build(index + 1, following, section_end),
+                                     headings[index].end))
+            index = following
+        return tuple(children)
+
+    return _Section(0, length, build(0, len(headings), length))
 
 
 def _before_furniture(outline: Outline, offset: int) -> int:
+    """A header's section starts at the furniture right before it (a page number between two
+    sections goes with the one after it, never alone at the end of the one before)."""
     block = bisect.bisect_right(outline.block_starts, offset) - 1
     while block > 0 and outline.block_starts[block] == offset and outline.furniture[block - 1]:
         block -= 1
@@ -51,33 +84,53 @@ def _before_furniture(outline: Outline, offset: int) -> int:
 
 def split_sections(doc: Document, count: TokenCounter, budget: Budget) -> list[Chunk]:
     outline = Outline.build(doc)
-    starts = section_starts(outline)
-    if not starts:
-        return [make_chunk(doc, 0, len(doc.text), count)]
-    chunks = []
-    for index, (start, header) in enumerate(starts):
-        end = starts[index + 1][0] if index + 1 < len(starts) else len(doc.text)
-        s, e = trim(doc, start, end)
-        if e > s:
-            group = outline.group_of(header) if header is not None else ""
-            chunks.append(make_chunk(doc, s, e, count, heading_path=outline.path_of(s, e), group=group))
-    return pool_whole_sections(chunks, budget.max_tokens)
+    text = doc.text
 
+    def tokens(start: int, end: int) -> int:
+        return count(text[start:end])
 
-def pool_whole_sections(units: list[Chunk], max_tokens: int) -> list[Chunk]:
-    """Give each run of consecutive top-level sections that are one unit within ``max_tokens`` one
-    merge group (named after where the run starts)."""
-    units_in = Counter(unit.group for unit in units)
-    pooled: list[Chunk] = []
-    run: str | None = None
-    for unit in units:
-        if units_in[unit.group] == 1 and unit.tokens <= max_tokens:
-            run = run or f"sections@{unit.start}"
-            pooled.append(replace(unit, group=run))
+    def units(section: _Section) -> list[_Unit]:
+        if not section.children or tokens(section.start, section.end) <= budget.max_tokens:
+            return [_Unit(section.start, section.end, True)]
+        parts: list[_Unit] = []
+        lead_end = section.children[0].start
+        child_units = [units(child) for child in section.children]
+        first = child_units[0]
+        bare = not outline.has_content(max(section.start, section.header_end), lead_end)
+        opened = tokens(section.start, first[0].end)
+        if bare or opened <= budget.pack_tokens:
+            # A bare header (or a header with a short lead-in) opens its first subsection; a few
+            # header tokens may take a whole subsection past the max, up to the merge ceiling.
+            whole = first[0].packable and len(first) == 1 and opened <= budget.merge_ceiling
+            first[0] = _Unit(section.start, first[0].end, whole)
         else:
-            run = None
-            pooled.append(unit)
-    return pooled
+            parts.append(_Unit(section.start, lead_end, True))
+        for child in child_units:
+            if len(child) == 1:
+                parts.append(child[0])
+            else:
+                parts.extend(_Unit(u.start, u.end, False) for u in child)
+        return _pack(parts)
+
+    def _pack(parts: list[_Unit]) -> list[_Unit]:
+        packed: list[_Unit] = []
+        for part in parts:
+            last = packed[-1] if packed else None
+            if last is not None and last.packable and part.packable \
+                    and tokens(last.start, part.end) <= budget.pack_tokens:
+                packed[-1] = _Unit(last.start, part.end, True)
+            else:
+                packed.append(part)
+        # A section's pieces go back to its parent as not packable (it was cut).
+        return packed
+
+    root = section_tree(outline, len(text))
+    chunks: list[Chunk] = []
+    for unit in units(root) if root.children else [_Unit(0, len(text), True)]:
+        start, end = trim(doc, unit.start, unit.end)
+        if end > start:
+            chunks.append(make_chunk(doc, start, end, count, heading_path=outline.path_of(start, end)))
+    return chunks or [make_chunk(doc, 0, len(text), count)]
 
 
-__all__ = ["Heading", "find_headings", "pool_whole_sections", "section_starts", "split_sections"]
+__all__ = ["Heading", "find_headings", "section_tree", "split_sections"]

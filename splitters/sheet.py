@@ -1,5 +1,5 @@
-"""The ``sheet`` strategy: each sheet (table) on its own, whole rows grouped up to the budget, and
-the header rows repeated at the top of every chunk after the first.
+"""The ``sheet`` strategy: each sheet (table) on its own — whole when it fits the max, else whole rows
+grouped up to the pack size — and the header rows repeated at the top of every chunk after the first.
 
 The merge group is the sheet name, so rows of two sheets never share a chunk.
 """
@@ -22,5 +22,5 @@ def split_sheets(doc: Document, count: TokenCounter, budget: Budget) -> list[Chu
         if block.table is None or whole.tokens <= budget.max_tokens:
             units.append(whole)
         else:
-            units.extend(split_chunk(doc, whole, count, budget.max_tokens, outline, budget.merge_ceiling))
+            units.extend(split_chunk(doc, whole, count, budget.pack_tokens, outline, budget.merge_ceiling))
     return keep_headers_with_next(doc, units, count, outline)

@@ -5,14 +5,14 @@
 - slide: one slide a unit (title, body, tables and notes together); a slide is never re-cut at a
   header, so nothing moves between slides;
 - whole: the whole document is one unit (the budget step splits it if it is too long);
-- general: one block (paragraph, list item, table) a unit, for text with no other structure; a
-  heading block joins the unit after it.
+- general: for text with no other structure, its blocks (paragraphs, list items, tables) packed in
+  order up to the pack size, each whole; a heading block joins the unit after it.
 """
 
 from __future__ import annotations
 
 from parsers.model import Document
-from splitters.budget import block_units, keep_headers_with_next, make_chunk
+from splitters.budget import block_units, keep_headers_with_next, make_chunk, pack_units
 from splitters.chunk import Budget, Chunk, TokenCounter
 from splitters.outline import Outline
 
@@ -32,4 +32,5 @@ def split_whole(doc: Document, count: TokenCounter, budget: Budget) -> list[Chun
 
 def split_general(doc: Document, count: TokenCounter, budget: Budget) -> list[Chunk]:
     units = [make_chunk(doc, s, e, count) for s, e in doc.spans if doc.text[s:e].strip()]
-    return keep_headers_with_next(doc, units, count, Outline.build(doc))
+    units = keep_headers_with_next(doc, units, count, Outline.build(doc))
+    return pack_units(doc, units, count, budget.pack_tokens)

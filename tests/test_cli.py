@@ -38,7 +38,7 @@ def test_inspect_prints_decision_and_chunks(tmp_path, capsys):
     assert main(["inspect", str(doc), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["decision"]["strategy"] == "section" and data["decision"]["rule"] == "legal-articles"
-    assert data["chunks"] and all(c["heading_path"] for c in data["chunks"])
+    assert data["chunks"] and all(c["text"].startswith("제") for c in data["chunks"]), "every chunk starts at a header"
 
 
 @pytest.mark.skipif(not SAMPLES.exists(), reason="../shared/samples missing")

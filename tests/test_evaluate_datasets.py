@@ -145,6 +145,8 @@ def test_configurations_by_name_and_variants():
     assert small.name == "seams max=400,heading=on"
     assert (small.budget.max_tokens, small.budget.min_tokens, small.heading_path) == (400, 100, True)
     assert small.kb("use-multilingual") == "eval_seams-max-400-heading-on_use-multilingual"
+    assert small.kb("use-multilingual", "files") == "eval_files_seams-max-400-heading-on_use-multilingual", \
+        "two data sets evaluated into one database keep their tables apart"
     with pytest.raises(ValueError, match="known: max"):
         variant("size=3")
     with pytest.raises(ValueError, match="unknown configuration"):

@@ -52,7 +52,7 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
     assert len(evaluation.scores) == 4 * 4 * 3  # questions × configurations × modes
     # Every configuration is a real KB: its table holds its chunks.
     for config, cost in zip(evaluation.configurations, evaluation.costs, strict=True):
-        store = Store(evaluation.options.store_uri, config.kb("hashing"))
+        store = Store(evaluation.options.store_uri, config.kb("hashing", evaluation.dataset.name))
         assert store.count() == cost.chunks > 0
         assert "vector_idx" not in {i.name for i in store.chunks_table().list_indices()}  # exact search
         assert cost.index_bytes and cost.embedded + cost.reused > 0

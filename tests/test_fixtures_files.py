@@ -76,8 +76,9 @@ def test_korean_report_markers_table_and_furniture(tmp_path: Path) -> None:
         assert marker_line in doc.text
     (table,) = [b for b in doc.blocks if b.kind == "table"]
     assert table.table.rows[0] == ("구분", "2023년", "2024년", "2025년")
-    furniture = {b.text for b in doc.blocks if b.kind == "furniture"}
+    furniture = {b.text for b in doc.furniture}
     assert {KOREAN_REPORT_HEADER, "- 1 -", "- 2 -", "- 3 -"} <= furniture
+    assert "- 2 -" not in doc.text, "furniture is kept beside the text, not in it"
 
 
 @pytest.mark.parametrize("suffix", [".pdf", ".docx", ".txt"])

@@ -109,6 +109,15 @@ def test_merged_cells_fill_headers_and_categories_not_rows() -> None:
     assert table.row_text(4) == "합계 |  | 8 | 9600"
 
 
+def test_long_merged_notes_and_titles_are_not_repeated() -> None:
+    note = "음주운전 징계 기준은 혈중알코올농도와 횟수에 따라 정하며, 사고를 낸 경우에는 한 단계 무겁게 정한다."
+    title = "3. Analyses by segment — six months to 30 June 2023"
+    grid = [[title, "", ""], ["구분", "기준", "비고"], ["1회", "정직", note], ["2회", "해임", ""], ["3회", "파면", ""]]
+    table = make_table(grid, [Span(0, 0, 0, 1), Span(2, 2, 4, 2)], header_rows=2)
+    assert table.rows[0] == (title, "", ""), "a long merged title is kept once"
+    assert [row[2] for row in table.rows[2:]] == [note, "", ""], "a long merged note is read once"
+
+
 # -------------------------------------------------------------------------------------------- xlsx
 
 
@@ -260,6 +269,18 @@ def test_pdf_when_pdfplumber_fails_keeps_text_and_warns(tmp_path: Path, monkeypa
     assert any("tables not detected" in w for w in doc.warnings)
 
 
+def test_pdf_table_cells_read_in_visual_order(tmp_path: Path) -> None:
+    """Cell glyphs drawn out of order ("제", "회", then "1") read as shown, with word spaces where
+    the gaps are and none where a later glyph fills the gap."""
+    from fixtures.files import make_scrambled_table_pdf
+
+    rows = [["구분", "일정", "비고"], ["제1회", "1.20(월)", "① 신청 접수"], ["제2회", "2.3(화)", "선택 과목"]]
+    doc = parse(make_scrambled_table_pdf(tmp_path / "t.pdf", rows))
+    tables = [b.table for b in doc.blocks if b.table is not None]
+    assert len(tables) == 1
+    assert [list(row) for row in tables[0].rows] == rows
+
+
 def test_pdf_two_columns_and_a_title_drawn_last(tmp_path: Path) -> None:
     """As a layout program writes a page: the left column, then the right one, then the title on
     top. Content order alone would read the title last."""
@@ -288,7 +309,23 @@ def test_pdf_furniture_and_page_geometry(tmp_path: Path) -> None:
     path = make_pdf(tmp_path / "a.pdf", [["첫 쪽"], ["둘째 쪽"], ["셋째 쪽"]], header="Annual report 2025",
                     page_numbers=True, landscape=True)
     doc = parse(path)
-    furniture = [b.text for b in doc.blocks if b.kind == "furniture"]
-    assert furniture == ["Annual report 2025", "- 1 -", "Annual report 2025", "- 2 -", "Annual report 2025", "- 3 -"]
+    furniture = [(b.text, b.locator.page) for b in doc.furniture]
+    assert furniture == [("Annual report 2025", 1), ("- 1 -", 1), ("Annual report 2025", 2), ("- 2 -", 2),
+                         ("Annual report 2025", 3), ("- 3 -", 3)], "kept beside the text, with its pages"
+    assert "Annual report" not in doc.text and "- 2 -" not in doc.text, "running headers and page numbers are not text"
+    assert not [b for b in doc.blocks if b.kind == "furniture"]
     assert doc.landscape_share() == 1.0 and doc.page_count == 3
     assert [p.number for p in doc.properties.pages] == [1, 2, 3]
+
+
+# ------------------------------------------------------------------------------------------- html
+
+
+def test_html_hidden_elements_are_not_text(tmp_path: Path) -> None:
+    page = ("<html><body><div style='display:none'><ix:header>0000013156 us-gaap:CommonStockMember P5Y"
+            "</ix:header></div><p hidden>숨긴 문단</p><span aria-hidden='true'>★</span>"
+            "<h1>연차 보고서</h1><p>본문입니다. Visible text.</p></body></html>")
+    path = tmp_path / "filing.html"
+    path.write_text(page, "utf-8")
+    doc = parse(path)
+    assert [(b.kind, b.text) for b in doc.blocks] == [("heading", "연차 보고서"), ("paragraph", "본문입니다. Visible text.")]

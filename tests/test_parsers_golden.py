@@ -68,6 +68,8 @@ def snapshot(doc: Document) -> dict[str, Any]:
         },
         "warnings": list(doc.warnings),
         "blocks": blocks,
+        "furniture": [{"text": b.text, **{k: v for k, v in vars(b.locator).items() if v is not None}}
+                      for b in doc.furniture],
     }
 
 

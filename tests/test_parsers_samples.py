@@ -88,10 +88,11 @@ def test_pdf_reading_order_and_spacing():
     gao = parse(SAMPLES / "invalid-pdf-structure-pdfminer-one-page.pdf")
     assert gao.page_count == 2
     text = gao.text
-    # The title, drawn last by the layout program, reads before the body; furniture is marked.
+    # The title, drawn last by the layout program, reads before the body; furniture is set aside.
     assert text.index("Cybersecurity: Launching") < text.index("Federal agencies and our nation")
     assert {"U.S. GOVERNMENT ACCOUNTABILITY OFFICE", "Page 1 GAO-23-106826 | National Cybersecurity Strategy"} \
-        <= {b.text for b in gao.blocks if b.kind == "furniture"}
+        <= {b.text for b in gao.furniture}
+    assert "U.S. GOVERNMENT ACCOUNTABILITY OFFICE" not in text
 
 
 @needs_samples

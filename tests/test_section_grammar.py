@@ -49,6 +49,12 @@ LOOSE_TOC = """차례
 4. 기대 효과 12"""
 
 
+#: A budget under which each small section is its own chunk once its parent does not fit: the max
+#: is small and nothing is packed (pieces of at most one token would only come from a section with
+#: no subsections over the max, which these documents do not have).
+UNITS = Budget(0, 100, 100, pack=1)
+
+
 def _doc(text: str, fmt: str = "txt") -> Document:
     return Document(f"x.{fmt}", fmt, tuple(Block("paragraph", p) for p in text.split("\n\n")))
 
@@ -132,7 +138,8 @@ def test_regulation_heading_paths(counter):
     assert not any(t.startswith(("1. ", "2. ")) for t in texts), "호 inside an article are not sections"
     assert "제4조(제공)" in texts, "a header citing another article further on is still a header"
     assert "②" in texts, "① ② are 항: a level under their article"
-    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    assert len(split_document(doc, "section", counter, Budget(0, 1100, 1150))) == 1, "a document that fits is whole"
+    chunks = split_document(doc, "section", counter, UNITS)
     article3 = next(c for c in chunks if "제3조(수집)" in c.text)
     assert article3.heading_path == ("제2장 개인정보의 처리", "제3조(수집)")
     assert article3.text.startswith("제2장 개인정보의 처리\n제3조(수집)"), "a body-less chapter title opens its first article"
@@ -149,19 +156,22 @@ def test_clauses_on_their_own_lines_are_sections_under_their_article(counter):
     doc = _doc("제1장 총칙\n제1조(목적) 이 규정은 목적을 정한다.\n제2조(수집)\n① 기관은 정보를 수집할 수 있다.\n"
                "② 제1항에 따라 수집한 정보는 목적 외로 이용할 수 없다.\n1. 법령에 근거가 있는 경우\n"
                "2. 정보주체의 동의를 받은 경우")
-    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    chunks = split_document(doc, "section", counter, Budget(0, 60, 60, pack=20))
     paths = [c.heading_path for c in chunks]
     assert ("제1장 총칙", "제2조(수집)", "①") in paths
     clause2 = next(c for c in chunks if c.text.startswith("②"))
     assert clause2.heading_path == ("제1장 총칙", "제2조(수집)", "②")
     assert "2. 정보주체의 동의를 받은 경우" in clause2.text, "호 stay in their 항"
     merged = split_document(doc, "section", counter, Budget(100, 1100, 1150))
-    assert [c.heading_path for c in merged] == [("제1장 총칙",)], "small siblings merge under their parent's path"
+    assert [c.heading_path for c in merged] == [("제1장 총칙",)], "a chapter that fits is one chunk"
+    whole = split_document(doc, "section", counter, Budget(0, 90, 90, pack=30))
+    assert [c.text.split("\n")[0] for c in whole] == ["제1장 총칙", "제2조(수집)"], \
+        "an article that fits stays whole, its 항 with it"
 
 
 def test_report_markers_nest(counter):
     doc = _doc(REPORT)
-    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    chunks = split_document(doc, "section", counter, Budget(0, 60, 70, pack=30))
     paths = [c.heading_path for c in chunks]
     # A "○" sentence with "-" details under it is one section: the details are its body.
     first = next(c for c in chunks if c.text.startswith("□ 추진 배경"))
@@ -174,13 +184,17 @@ def test_report_markers_nest(counter):
     assert all(not _glued(doc, c) for c in chunks)
 
 
-def test_small_sections_merge_within_their_top_level_section(counter):
+def test_sections_stay_whole_where_they_fit(counter):
     doc = _doc(REPORT)
-    chunks = split_document(doc, "section", counter, Budget(100, 1100, 1150))
-    assert len(chunks) == 3  # title preamble, □ 추진 배경, □ 추진 방향: siblings merged, tops kept apart
+    chunks = split_document(doc, "section", counter, Budget(0, 100, 100, pack=60))
+    # The document does not fit: its preamble, □ 추진 배경 (fits the max: whole, its ○ items with
+    # it) and □ 추진 방향 (fits, but the pack is full).
+    assert [c.text.split("\n")[0] for c in chunks] == ["지역 디지털 전환 지원사업 추진계획", "□ 추진 배경", "□ 추진 방향"]
     assert chunks[0].heading_path == ()
-    assert chunks[1].text.startswith("□ 추진 배경") and chunks[2].text.startswith("□ 추진 방향")
-    assert chunks[1].heading_path == ("□ 추진 배경",), "a merge of two ○ sections carries their parent's path"
+    assert chunks[1].heading_path == ("□ 추진 배경",), "a section of two ○ items carries its own path"
+    packed = split_document(doc, "section", counter, Budget(0, 170, 170))
+    assert [c.text.split("\n")[0] for c in packed] == ["지역 디지털 전환 지원사업 추진계획"], \
+        "what fits the max is one chunk"
 
 
 def test_short_top_level_sections_join_neighbours_whole(counter):
@@ -196,8 +210,9 @@ def test_short_top_level_sections_join_neighbours_whole(counter):
     assert all(c.text.startswith("제") and c.text.endswith("정한다.") for c in before), "each article whole"
     assert all(c.tokens >= 100 for c in before[:-1])
     pieces = [c for c in chunks if c.heading_path == ("제13조(세부 기준)",)]
-    assert len(pieces) > 1 and all("제12조" not in c.text and "제14조" not in c.text for c in pieces)
-    assert chunks[-1].text == "제14조(시행) 이 규정은 공포한 날부터 시행한다."
+    assert len(pieces) > 1 and all("제12조" not in c.text for c in pieces)
+    assert chunks[-1].text.endswith("\n\n제14조(시행) 이 규정은 공포한 날부터 시행한다."), \
+        "a short article after a long one joins its last piece rather than stand alone under the min"
 
 
 def test_report_families_keep_their_order_whatever_comes_first(counter):
@@ -212,7 +227,7 @@ def test_chapters_without_articles_keep_numbered_sections(counter):
                "제2장 본론\n1. 현황\n현황을 살펴본다.")
     texts = [h.text for h in find_headings(doc)]
     assert texts == ["제1장 서론", "1. 연구 배경", "2. 연구 목적", "제2장 본론", "1. 현황"]
-    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    chunks = split_document(doc, "section", counter, Budget(0, 25, 35, pack=10))
     assert chunks[-1].heading_path == ("제2장 본론", "1. 현황")
 
 
@@ -251,7 +266,7 @@ def test_table_of_contents_without_leaders_is_body():
 def test_attachment_opens_a_top_level_part(counter):
     doc = _lines_doc(["1. 개요", "□ 추진 배경", "○ 격차가 확대되고 있음", "붙임 1. 센터 운영 계획", "□ 기존 센터",
                       "○ 5개소를 운영하고 있음"])
-    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    chunks = split_document(doc, "section", counter, Budget(0, 20, 30, pack=10))
     last = chunks[-1]
     assert last.heading_path == ("붙임 1. 센터 운영 계획", "□ 기존 센터", "○ 5개소를 운영하고 있음")
     assert not any(c.text.rstrip().endswith("붙임 1. 센터 운영 계획") for c in chunks)
@@ -293,14 +308,13 @@ def test_korean_report_pdf(tmp_path, counter):
     assert decision.strategy == "section"
     texts = [h.text for h in find_headings(doc)]
     assert texts.count("2026년 지역 디지털 전환 지원사업 추진계획") <= 1, "the running header is not a section"
-    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    chunks = split_document(doc, "section", counter, Budget(0, 200, 220, pack=100))
     task = next(c for c in chunks if "(과제1)" in c.text)
     assert task.heading_path[:2] == ("3. 추진 계획", "□ 세부 추진 과제")
     table = next(c for c in chunks if "지원 기업 수" in c.text)
     assert table.heading_path[:2] == ("2. 추진 현황", "□ 연도별 지원 실적")
     assert all(not _glued(doc, c) for c in chunks)
-    merged = split_document(doc, "section", counter, Budget())
-    assert {c.heading_path[:1] for c in merged} >= {("1. 개요",), ("2. 추진 현황",), ("3. 추진 계획",)}
+    assert len(split_document(doc, "section", counter, Budget())) == 1, "a report that fits the max is whole"
 
 
 def test_regulation_pdf(tmp_path, counter):
@@ -311,7 +325,8 @@ def test_regulation_pdf(tmp_path, counter):
     doc = parse(files.make_regulation(tmp_path / "규정.pdf"))
     decision = classify(gather_facts(doc, counter(doc.text), 300, "규정.pdf"))
     assert (decision.strategy, decision.rule) == ("section", "legal-articles")
-    chunks = split_document(doc, "section", counter, Budget(0, 1100, 1150))
+    chunks = split_document(doc, "section", counter, Budget(0, 200, 220, pack=100))
+    assert sum("제4조(수집·이용)" in c.text for c in chunks) == 1, "an article that fits the max stays whole"
     article = next(c for c in chunks if "제4조(수집·이용)" in c.text)
     assert article.heading_path[:2] == ("제2장 개인정보의 처리", "제4조(수집·이용)")
     assert article.text.startswith("제2장 개인정보의 처리")

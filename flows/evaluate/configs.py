@@ -22,7 +22,7 @@ DEFAULT = "seams"
 #: What ``seams evaluate`` compares when no ``--configs`` are given.
 DEFAULT_CONFIGS = (DEFAULT, "tokens:200/0", "tokens:250/125", "tokens:400/0", "tokens:800/400",
                    "recursive:200/0", "recursive:400/0", "none")
-VARIANT_KEYS = ("max", "min", "ceiling", "heading", "strategy")
+VARIANT_KEYS = ("max", "min", "ceiling", "pack", "heading", "strategy")
 _ON = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
 
 
@@ -51,10 +51,16 @@ class Configuration:
         match = re.match(r"^(?:tokens|recursive):(\d+)", self.strategy or "")
         return int(match.group(1)) if match else self.budget.merge_ceiling
 
-    def kb(self, embedder: str) -> str:
-        """The knowledge-base name of this configuration's table (letters, digits, '-', '_')."""
+    def kb(self, embedder: str, dataset: str = "") -> str:
+        """The knowledge-base name of this configuration's table on a data set (letters, digits,
+        '-', '_'): data sets evaluated into one database keep their tables apart."""
         slug = re.sub(r"[^A-Za-z0-9]+", "-", self.name).strip("-").lower()
-        return f"eval_{slug}_{re.sub(r'[^A-Za-z0-9]+', '-', embedder)}"
+        prefix = f"eval_{_slug(dataset)}_" if _slug(dataset) else "eval_"
+        return f"{prefix}{slug}_{re.sub(r'[^A-Za-z0-9]+', '-', embedder)}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
 
 
 def configuration(name: str) -> Configuration:
@@ -81,7 +87,7 @@ def variant(spec: str) -> Configuration:
             raise ValueError(f"unknown variant key {key!r}; known: {', '.join(VARIANT_KEYS)}")
         values[key] = value
     try:
-        numbers = {k: int(values[k]) for k in ("max", "min", "ceiling") if k in values}
+        numbers = {k: int(values[k]) for k in ("max", "min", "ceiling", "pack") if k in values}
     except ValueError:
         raise ValueError(f"--variant {spec!r}: max, min and ceiling are token counts") from None
     maximum = numbers.get("max", Budget().max_tokens)
@@ -94,7 +100,7 @@ def variant(spec: str) -> Configuration:
     if strategy is not None:
         get_strategy(strategy)
     name = f"{DEFAULT} " + ",".join(f"{k}={values[k]}" for k in VARIANT_KEYS if k in values)
-    return Configuration(name, strategy=strategy, budget=Budget(minimum, maximum, ceiling), heading_path=_ON[heading])
+    return Configuration(name, strategy=strategy, budget=Budget(minimum, maximum, ceiling, numbers.get("pack", 0)), heading_path=_ON[heading])
 
 
 def configurations(names: list[str] | None = None, variants: list[str] | None = None) -> list[Configuration]:

@@ -5,8 +5,9 @@ Two inputs, one model:
 - **Chroma format** (:func:`load_chroma`): ``corpora/*.md`` + ``questions_df.csv`` whose
   ``references`` are exact character spans in the *raw* corpus files;
 - **a folder + JSONL** (:func:`load_folder`): any files seams can parse, and lines of
-  ``{"question": …, "file": …, "evidence": [strings]}`` (``"id"`` optional, ``"evidence"`` may be
-  one string).
+  ``{"question": …, "file": …, "evidence": [strings]}`` (``"id"``, ``"kind"`` — where the answer
+  sits: section, table, table_row, slide, … — and ``"language"`` optional; ``"evidence"`` may be
+  one string). Reports break the scores down by format, and by kind and language when given.
 
 seams chunks the *parsed* text of a file (``parsers.parse(path).text``: normalised whitespace,
 Markdown markers dropped, tables rendered as ``a | b`` rows), so every gold excerpt is located in
@@ -54,6 +55,8 @@ class Question:
     text: str
     excerpts: tuple[Excerpt, ...]
     group: str  # the break-down key: the corpus (Chroma) or the file format (folder)
+    kind: str = ""  # what the answer sits in (section, table, table_row, slide, …), when the file says
+    language: str = ""
 
 
 @dataclass(frozen=True)
@@ -276,7 +279,8 @@ def read_questions(path: str | Path) -> list[dict]:
             if not all(isinstance(e, str) for e in evidence):
                 raise ValueError(f"{path}:{number}: evidence must be a string or a list of strings")
             items.append({"id": str(item.get("id") or f"line{number}"), "question": str(item["question"]),
-                          "file": str(item["file"]), "evidence": evidence})
+                          "file": str(item["file"]), "evidence": evidence, "kind": str(item.get("kind") or ""),
+                          "language": str(item.get("language") or "")})
     return items
 
 
@@ -321,7 +325,8 @@ def load_folder(root: str | Path, questions_path: str | Path) -> Dataset:
             unlocated.append(Unlocated(item["id"], item["question"],
                                        f"evidence not found in {doc_id}: {_short(missing[0])!r}"))
             continue
-        questions.append(Question(item["id"], item["question"], tuple(excerpts), documents[doc_id].format))
+        questions.append(Question(item["id"], item["question"], tuple(excerpts), documents[doc_id].format,
+                                  item["kind"], item["language"]))
     groups = {doc_id: doc.format for doc_id, doc in documents.items()}
     return Dataset(root_path.resolve().name, documents, groups, tuple(questions), tuple(unlocated),
                    tuple(failed), "format")

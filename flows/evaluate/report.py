@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import csv
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,17 +68,25 @@ def summary_rows(evaluation: Evaluation) -> list[dict]:
             row.update({key: mean_of(scores, key) for key, _, _ in METRICS})
             row["chunks"] = cost.chunks if cost else 0
             row["tokens_mean"] = round(cost.tokens_mean, 1) if cost else 0.0
+            row["retrieved_tokens"] = round(mean_of(scores, "retrieved_tokens"), 1)
             rows.append(row)
     return rows
 
 
-def group_means(evaluation: Evaluation, mode: str, key: str) -> tuple[list[str], dict[str, dict[str, float]]]:
-    """Mean ``key`` per configuration per group (corpus / format), for one mode."""
-    groups = sorted({s.group for s in evaluation.scores})
+#: Break-downs of the scores: the attribute of a question each one groups by, and its title.
+BREAKDOWNS = (("group", ""), ("kind", "kind"), ("language", "language"))
+
+
+def group_means(evaluation: Evaluation, mode: str, key: str,
+                by: str = "group") -> tuple[list[str], dict[str, dict[str, float]]]:
+    """Mean ``key`` per configuration per group (corpus / format, or a question's ``by`` attribute
+    such as its kind), for one mode."""
+    of = {q.qid: getattr(q, by) for q in evaluation.dataset.questions}
+    groups = sorted({of.get(s.qid, "") for s in evaluation.scores} - {""})
     cells: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for score in evaluation.scores:
-        if score.mode == mode:
-            cells[score.configuration][score.group].append(float(getattr(score, key)))
+        if score.mode == mode and of.get(score.qid):
+            cells[score.configuration][of[score.qid]].append(float(getattr(score, key)))
     means = {config: {g: statistics.fmean(v) for g, v in per.items()} for config, per in cells.items()}
     return groups, means
 
@@ -146,9 +154,10 @@ def _summary_table(evaluation: Evaluation, rows: list[dict], mode: str) -> str:
             text = _pct(row[key]) if share else _num(row[key])
             bold = row in contenders and row[key] == best[key] and len(contenders) > 1
             cells.append(f"**{text}**" if bold else text)
-        cells += [f"{row['chunks']:,}", f"{row['tokens_mean']:.0f}"]
+        cells += [f"{row['chunks']:,}", f"{row['tokens_mean']:.0f}", f"{row['retrieved_tokens']:.0f}"]
         body.append(cells)
-    headers = ["configuration", *[h + (" %" if s else "") for _, h, s in METRICS], "chunks", "mean tokens"]
+    headers = ["configuration", *[h + (" %" if s else "") for _, h, s in METRICS], "chunks", "mean tokens",
+               "tokens / retrieved"]
     return _table(headers, body)
 
 
@@ -191,18 +200,19 @@ def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "")
         out.append(f"![recall vs IoU]({png})\n")
     elif png_note:
         out.append(f"_{png_note}_\n")
-    groups_label = data.group_by
-    for mode in modes:
-        for key, label in (("recall", "recall"), ("iou", "IoU")):
-            groups, means = group_means(evaluation, mode, key)
-            if len(groups) < 1:
-                continue
-            counts = defaultdict(int)
-            for question in data.questions:
-                counts[question.group] += 1
-            out.append(f"## {label} % per {groups_label} — {mode}\n")
-            body = [[c.name, *[_pct(means.get(c.name, {}).get(g)) for g in groups]] for c in evaluation.configurations]
-            out.append(_table(["configuration", *[f"{g} ({counts[g]})" for g in groups]], body) + "\n")
+    for by, title in BREAKDOWNS:
+        groups_label = title or data.group_by
+        counts = Counter(getattr(question, by) for question in data.questions)
+        shown = (("recall", "recall"), ("iou", "IoU")) if by == "group" else (("hit", "hit@k"), ("recall", "recall"))
+        for mode in modes:
+            for key, label in shown:
+                groups, means = group_means(evaluation, mode, key, by)
+                if len(groups) < 1 or (by != "group" and len(groups) < 2):
+                    continue
+                out.append(f"## {label} % per {groups_label} — {mode}\n")
+                body = [[c.name, *[_pct(means.get(c.name, {}).get(g)) for g in groups]]
+                        for c in evaluation.configurations]
+                out.append(_table(["configuration", *[f"{g} ({counts[g]})" for g in groups]], body) + "\n")
     out.append("## Cost and intrinsic checks\n")
     body = []
     for cost in evaluation.costs:
@@ -332,11 +342,12 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 def rank_rows(evaluation: Evaluation) -> list[dict]:
     questions = {q.qid: q for q in evaluation.dataset.questions}
     return [{
-        "qid": s.qid, "group": s.group, "question": questions[s.qid].text, "configuration": s.configuration,
+        "qid": s.qid, "group": s.group, "kind": questions[s.qid].kind, "language": questions[s.qid].language,
+        "question": questions[s.qid].text, "configuration": s.configuration,
         "mode": s.mode, "rank": "" if s.rank is None else s.rank, "recall": round(s.recall, 4),
         "precision": round(s.precision, 4), "precision_omega": round(s.omega, 4), "iou": round(s.iou, 4),
         "hit": int(s.hit), "reciprocal_rank": round(s.reciprocal_rank, 4), "doc_recall": round(s.doc_recall, 4),
-        "doc_dcg": round(s.dcg, 4),
+        "doc_dcg": round(s.dcg, 4), "retrieved_tokens": round(s.retrieved_tokens, 1),
     } for s in evaluation.scores]
 
 

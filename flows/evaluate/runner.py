@@ -119,6 +119,7 @@ class QueryScore:
     reciprocal_rank: float
     doc_recall: float
     dcg: float
+    retrieved_tokens: float = 0.0  # mean tokens of the top-k chunks (what a reader of the results pays)
 
 
 @dataclass(frozen=True)
@@ -181,9 +182,9 @@ def cut_configuration(dataset: Dataset, config: Configuration) -> tuple[dict[str
     return cuts, time.perf_counter() - started
 
 
-def config_settings(config: Configuration, options: Options) -> Settings:
+def config_settings(config: Configuration, options: Options, dataset: str = "") -> Settings:
     budget = config.budget
-    return Settings(db=options.store_uri, kb=config.kb(options.embedder), embedder=options.embedder,
+    return Settings(db=options.store_uri, kb=config.kb(options.embedder, dataset), embedder=options.embedder,
                     strategy=config.strategy, min_tokens=budget.min_tokens, max_tokens=budget.max_tokens,
                     merge_ceiling=budget.merge_ceiling, embed_heading_path=config.heading_path)
 
@@ -194,7 +195,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     full-text index. Returns the configuration's cost and intrinsic checks."""
     from flows.ingest import chunk_rows  # the same row builder as ingest: the KB is a real one
 
-    settings = config_settings(config, options)
+    settings = config_settings(config, options, dataset.name)
     embedder = get_embedder(options.embedder, options.threads)
     store = Store(options.store_uri, settings.kb)
     texts = {text_hash(embed_text(c, config.heading_path)): embed_text(c, config.heading_path)
@@ -282,6 +283,7 @@ def score_configuration(questions: Sequence[Question], config: Configuration, cu
                         rankings: dict[str, list[list[metrics.Span]]], k: int) -> list[QueryScore]:
     """Per-query scores of one configuration in every mode it was ranked in."""
     chunk_spans = {doc_id: [metrics.Span(doc_id, c.start, c.end) for c in chunks] for doc_id, (_, chunks) in cuts.items()}
+    tokens = {(doc_id, c.start, c.end): c.tokens for doc_id, (_, chunks) in cuts.items() for c in chunks}
     scores: list[QueryScore] = []
     for index, question in enumerate(questions):
         excerpts = [metrics.Span(e.doc_id, e.start, e.end) for e in question.excerpts]
@@ -296,6 +298,7 @@ def score_configuration(questions: Sequence[Question], config: Configuration, cu
                 recall=overlap.recall, precision=overlap.precision, iou=overlap.iou, omega=omega,
                 hit=overlap.hit, reciprocal_rank=metrics.reciprocal_rank(rank, k),
                 doc_recall=metrics.document_recall(excerpts, top), dcg=metrics.document_dcg(excerpts, top),
+                retrieved_tokens=statistics.fmean(tokens.get((s.doc_id, s.start, s.end), 0) for s in top) if top else 0.0,
             ))
     return scores
 
@@ -319,8 +322,8 @@ def _embed_questions(questions: Sequence[Question], options: Options) -> tuple[n
 
 @task(name="retrieve", cache_policy=NO_CACHE)
 def _retrieve(config: Configuration, questions: Sequence[Question], query_vectors: np.ndarray,
-              options: Options) -> tuple[dict[str, list[list[metrics.Span]]], int]:
-    table = Store(options.store_uri, config.kb(options.embedder)).chunks_table()
+              options: Options, dataset: str = "") -> tuple[dict[str, list[list[metrics.Span]]], int]:
+    table = Store(options.store_uri, config.kb(options.embedder, dataset)).chunks_table()
     return rank_chunks(table, questions, query_vectors, options.modes, options.depth)
 
 
@@ -352,7 +355,7 @@ def evaluate_flow(source: str, path: str, questions: str | None = None, configs:
         _say(f"[{number}/{len(chosen)}] {config.name}: {cost.chunks:,} chunks (mean {cost.tokens_mean:.0f} tokens), "
              f"{cost.embedded:,} embedded, {cost.reused:,} from the cache; querying {', '.join(options.modes)}")
         retrieval_started = time.perf_counter()
-        rankings, failures = _retrieve(config, quote(dataset.questions), quote(query_vectors), options)
+        rankings, failures = _retrieve(config, quote(dataset.questions), quote(query_vectors), options, dataset.name)
         retrieval_seconds += time.perf_counter() - retrieval_started
         fts_failures += failures
         scores.extend(_score(quote(dataset.questions), config, quote(cuts), quote(rankings), options.k))
