@@ -163,6 +163,20 @@ def is_header_line(line: str, marker: Marker, previous_line: str | None, first_i
     return bool(_SENTENCE_END.search(previous_line)) or len(previous_line) <= _SHORT_LINE
 
 
+#: Endings that leave a Korean sentence unfinished: particles and connective or adnominal endings
+#: ("품목명은", "기준에 따른", "제출하여"), a comma. Nouns rarely end so (endings that are also common
+#: noun endings — 의 as in 회의, 과 as in 결과, 가 as in 평가 — are left out).
+_UNFINISHED = re.compile(
+    r"(?:[,，·]|[가-힣](?:은|는|을|를|에|에서|에게|으로|이나|거나|하는|있는|없는|되는|하여|하고|하며|되어|으며|이며"
+    r"|이고|하면|이면)|(?:^|\s)(?:및|또는|따른|대한|관한|위한|의한|따라|통한|같은))$")
+
+
+def wraps_on(line: str, following: str) -> bool:
+    """Whether a numbered line is the start of a sentence that wraps onto the next line: it stops on
+    an unfinished ending and the next line is not a header of its own."""
+    return bool(_UNFINISHED.search(line)) and pattern_marker(following) is None
+
+
 _LEGAL_TITLE = re.compile(r"^(제\s?\d+\s?[편장절관조](?:의\s?\d+)?\s?[(（【][^)）】]{0,40}[)）】])")
 LABEL_LIMIT = 60
 
@@ -175,6 +189,9 @@ def heading_label(line: str, marker: Marker | None) -> str:
         titled = _LEGAL_TITLE.match(line)
         if titled:
             return titled.group(1)
+        number = _LEGAL.match(line)
+        if number is not None and marker.rank == ARTICLE_RANK:
+            return number.group(0)  # "제5조 직원은 …": an article without a title is cited by its number
     return line if len(line) <= LABEL_LIMIT else line[:LABEL_LIMIT].rstrip() + "…"
 
 
@@ -265,6 +282,10 @@ def scan(doc: Document, max_lines: int | None = None) -> Scan:
             if (not plausible and before is not None and not previous_header and before.family != marker.family
                     and marker.family in header_families and is_header_line(line.text, marker, None, True)):
                 plausible = True
+            following = lines[position + 1] if position + 1 < len(lines) else None
+            if plausible and marker.family in NUMBERED and following is not None \
+                    and following.block == line.block and wraps_on(line.text, following.text):
+                plausible = False  # "1. 분류번호, 업종명 및 품목명은" + "「통계법」에 따른다.": a note, wrapped
             if plausible or marker.family == "circled":
                 in_list = doc.blocks[line.block].kind == "list_item"
                 candidates.append(Candidate(line.offset, line.end, line.text, marker, in_list=in_list,

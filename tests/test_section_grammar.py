@@ -332,3 +332,70 @@ def test_regulation_pdf(tmp_path, counter):
     assert article.text.startswith("제2장 개인정보의 처리")
     assert "1. 정보주체의 동의를 받은 경우" in "".join(c.text for c in chunks if c.heading_path[1:2] == ("제4조(수집·이용)",))
     assert all(not _glued(doc, c) for c in chunks)
+
+
+# ------------------------------------------------------------ defects seen on real documents
+# Each of these failed before the outline cut (seams 0.1, pipeline version 2), on documents built to
+# show what real notices and regulations do.
+
+
+def test_an_article_that_fits_is_one_chunk_whatever_its_clauses(counter):
+    """An article of five long 항 (about 600 tokens) used to become five chunks."""
+    clause = "진흥원은 개인정보의 안전한 처리를 위하여 내부 관리계획을 수립하고 접근 권한을 관리하며 접속 기록을 보관하여야 한다. "
+    article = "제7조(안전조치) " + "\n".join(f"{'①②③④⑤'[i]} {clause * 3}" for i in range(5))
+    doc = _doc("\n\n".join(["제6조(목적) 이 규정은 안전조치의 기준을 정한다.", article,
+                            "제8조(점검) 보호책임자는 매년 점검한다."]))
+    chunks = split_document(doc, "section", counter, Budget())
+    holding = [c for c in chunks if "①" in c.text or "⑤" in c.text]
+    assert len(holding) == 1 and "제7조(안전조치)" in holding[0].text and "⑤" in holding[0].text
+
+
+def test_an_article_across_a_page_break_is_one_chunk_without_the_page_furniture(tmp_path, counter):
+    files = pytest.importorskip("fixtures.files")
+    from parsers import parse
+
+    body = "직원은 관계 법령과 규정을 준수하고 맡은 직무를 성실하게 수행하여야 하며, 직무상 알게 된 비밀을 누설해서는 아니 된다. "
+    items = [("chapter", "제1장 총칙"), ("article", "제1조(목적) " + body * 3)]
+    items += [("article", f"제{n}조(의무 {n}) " + body * 8) for n in range(2, 6)]
+    path = files.make_report_pdf(tmp_path / "규정.pdf", items, header="복무 규정")
+    doc = parse(path)
+    assert doc.page_count >= 2 and "복무 규정" not in doc.text and "- 1 -" not in doc.text
+    chunks = split_document(doc, "section", counter, Budget(100, 700, 720))
+    for n in range(2, 6):
+        holding = [c for c in chunks if f"제{n}조(의무 {n})" in c.text]
+        assert len(holding) == 1, f"제{n}조 starts one chunk"
+        assert holding[0].text.count("누설해서는") >= 8, f"제{n}조 is whole, across its page break"
+    assert all("- 1 -" not in c.text and "- 2 -" not in c.text for c in chunks)
+
+
+def test_a_lead_in_stays_with_all_its_items(counter):
+    item = "국세 또는 지방세를 체납하고 있거나 최근 3년 이내에 정부 지원사업에서 부정하게 지원금을 받아 제재를 받은 기업"
+    doc = _doc("\n".join(["□ 지원 대상", "○ 도내 중소기업으로서 디지털 전환을 추진하는 기업", "○ 다음의 경우는 지원 대상에서 제외",
+                          *[f"- {item} ({n})" for n in range(1, 6)], "□ 지원 내용", "○ 컨설팅과 솔루션 도입 비용을 지원함"]))
+    chunks = split_document(doc, "section", counter, Budget())
+    lead = next(c for c in chunks if "다음의 경우는" in c.text)
+    assert all(f"({n})" in lead.text for n in range(1, 6)), "the lead-in and every item it introduces"
+    assert lead.text.startswith("□ 지원 대상"), "a heading starts its chunk"
+
+
+def test_a_wrapped_numbered_note_is_not_a_heading(counter):
+    doc = _doc("□ 신청 자격\n1. 분류번호, 업종명 및 품목명은 「통계법」에 따른\n한국표준산업분류를 따른다.\n"
+               "2. 신청 방법\n온라인으로 신청한다.\n3. 운영위원회 회의\n위원회는 매년 연다.")
+    texts = [h.text for h in find_headings(doc)]
+    assert texts == ["□ 신청 자격", "2. 신청 방법", "3. 운영위원회 회의"]
+
+
+def test_an_untitled_article_is_cited_by_its_number():
+    doc = _doc("제1조(목적) 이 규정은 목적을 정한다.\n제2조 직원은 맡은 바 직무를 성실하게 수행하여야 하며 품위를 유지하여야 한다.")
+    assert [h.text for h in find_headings(doc)] == ["제1조(목적)", "제2조"]
+
+
+def test_a_numbered_line_on_a_slide_is_not_the_heading_of_the_next_slides(counter):
+    blocks = [Block("title", "발표 평가 기준", Locator(slide=1)), Block("paragraph", "6) 발표력 (10%)", Locator(slide=1)),
+              Block("paragraph", "전달력과 시간 준수를 본다.", Locator(slide=1)),
+              Block("paragraph", "팀 구성: 기획 2명, 개발 3명", Locator(slide=2)),
+              Block("title", "일정", Locator(slide=3)), Block("paragraph", "3월 착수, 6월 완료", Locator(slide=3))]
+    doc = Document("deck.pptx", "pptx", tuple(blocks))
+    assert [h.text for h in find_headings(doc)] == ["발표 평가 기준", "일정"]
+    chunks = split_document(doc, "slide", counter, Budget(0, 1100, 1150))
+    assert [(c.slide_start, c.heading_path) for c in chunks] == [(1, ("발표 평가 기준",)), (2, ()), (3, ("일정",))]
