@@ -26,7 +26,7 @@ from flows.evaluate.runner import Options, embed_texts, load_dataset, rank_chunk
 from flows.search import RRF_K
 from flows.store import Store
 
-WEIGHTS = (0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0)
+WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.75, 1.0)
 
 
 def fuse(vector: list, fts: list, weight: float, depth: int) -> list:
@@ -68,16 +68,20 @@ def main(argv: list[str] | None = None) -> int:
         for weight in WEIGHTS[1:]:
             candidates[f"rrf w={weight}"] = [fuse(v, f, weight, options.depth)
                                               for v, f in zip(rankings["vector"], rankings["fts"], strict=True)]
+        groups = sorted({q.language for q in dataset.questions} - {""})
         print(f"\n{dataset.name} · {config.name} · k={args.k} · {len(dataset.questions)} questions")
-        print(f"{'ranking':<14} {'hit@k %':>8} {'recall %':>9}")
+        print(f"{'ranking':<14} {'hit@k %':>8} {'recall %':>9}" + "".join(f" {'hit ' + g:>8}" for g in groups))
         for name, ranked in candidates.items():
-            hits, recalls = [], []
+            hits, recalls, by_group = [], [], {g: [] for g in groups}
             for question, spans in zip(dataset.questions, ranked, strict=True):
                 excerpts = [metrics.Span(e.doc_id, e.start, e.end) for e in question.excerpts]
                 scores = metrics.overlap_scores(excerpts, spans[:args.k])
                 hits.append(scores.hit)
                 recalls.append(scores.recall)
-            print(f"{name:<14} {100 * statistics.fmean(hits):8.1f} {100 * statistics.fmean(recalls):9.1f}")
+                if question.language:
+                    by_group[question.language].append(scores.hit)
+            print(f"{name:<14} {100 * statistics.fmean(hits):8.1f} {100 * statistics.fmean(recalls):9.1f}"
+                  + "".join(f" {100 * statistics.fmean(by_group[g]):8.1f}" for g in groups))
     return 0
 
 

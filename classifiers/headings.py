@@ -30,8 +30,9 @@ What is *not* a header, and why:
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from parsers.model import Document
@@ -56,8 +57,8 @@ FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("box", re.compile(r"^[□■◆◇▣](?=\s|$)")),
     ("circle", re.compile(r"^[○◦❍●◎](?=\s|$)")),
     ("dash", re.compile(r"^[-·∙•▪‐–](?=\s)")),
-    ("dec3", re.compile(r"^\d{1,2}\.\d{1,2}\.\d{1,2}\.?\s+\S")),
-    ("dec2", re.compile(r"^\d{1,2}\.\d{1,2}\.?\s+\S")),
+    ("dec3", re.compile(r"^\d{1,2}\.\d{1,2}\.\d{1,2}\.?\s+[^\d\s]")),  # "1.0 1.0" is a chart's axis
+    ("dec2", re.compile(r"^\d{1,2}\.\d{1,2}\.?\s+[^\d\s]")),
     ("dec1", re.compile(r"^\d{1,2}\.\s+\S")),
     ("roman", re.compile(r"^(?:[IVX]{1,4}|[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ])\.\s*\S")),
     ("ganada", re.compile(r"^[가-하]\.\s+\S")),
@@ -334,6 +335,23 @@ _DECLARED_BASE = 0  # declared heading levels 1..6 keep their level
 _LEGAL_BASE = 10
 _PATTERN_BASE = 20
 _MIN_ARTICLES = 2
+_ARTICLE_NUMBER = re.compile(r"^제\s?(\d+)\s?조")
+
+
+def is_legal_text(article_lines: Sequence[str]) -> bool:
+    """Whether a document's article lines (제N조, in order) make it a regulation: its articles start
+    at 제1조 or run on in sequence (제7조, 제8조, 제9조). A plan or notice that quotes two articles of
+    a law ("제23조의2 …", "제24조 …") is not a regulation, and its 1./가. stay sections."""
+    numbers = [int(m.group(1)) for line in article_lines if (m := _ARTICLE_NUMBER.match(line))]
+    if len(numbers) < _MIN_ARTICLES:
+        return False
+    if numbers[0] == 1:
+        return True
+    run = longest = 1
+    for before, after in itertools.pairwise(numbers):
+        run = run + 1 if after == before + 1 else (run if after == before else 1)
+        longest = max(longest, run)
+    return longest >= 3
 
 
 def find_headings(doc: Document) -> list[Heading]:
@@ -344,8 +362,7 @@ def find_headings(doc: Document) -> list[Heading]:
         # ("6) 발표력 (10%)") is an item of that slide, not a header over the slides after it.
         candidates = tuple(c for c in candidates if c.marker is None)
     families = {c.marker.family for c in candidates if c.marker is not None}
-    articles = sum(1 for c in candidates if c.marker is not None and c.marker == Marker("legal", ARTICLE_RANK))
-    legal = articles >= _MIN_ARTICLES
+    legal = is_legal_text([c.line for c in candidates if c.marker == Marker("legal", ARTICLE_RANK)])
     report = bool(families & _REPORT)
     kept: list[tuple[Candidate, Marker | None]] = []
     for candidate in candidates:

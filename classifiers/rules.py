@@ -8,6 +8,10 @@ comes before the patterns. Geometry that only says pages are sparse or tabular d
 a document's seams are: a report with page breaks has few characters per page and clear □/○
 sections. So it decides only when no section structure was found.
 
+Declared headings are a format's own (Word heading styles, Markdown ``#``, HTML ``<h1>``) or, in a
+PDF, titles set in a larger size than the body; the latter count only when there are at least
+three and one for every three pages, so a one-page flyer with two large lines stays on its page.
+
 A rule is data: a name, the strategy it picks and a test that returns its evidence (a short
 sentence with the numbers it looked at) or ``None``. The first rule that fires decides. Users can
 force a strategy for paths matching a glob (``classify(..., overrides=)``), and settings can drop
@@ -22,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 
-from classifiers.headings import ARTICLE_RANK, scan
+from classifiers.headings import ARTICLE_RANK, is_legal_text, scan
 from parsers.model import Document
 
 
@@ -65,12 +69,16 @@ def gather_facts(doc: Document, tokens: int, max_tokens: int, relative_name: str
     text = doc.text
     table_chars = sum(len(b.text) for b in doc.blocks if b.kind == "table")
     first = scan(doc, max_lines=FIRST_LINES)
+    articles = [c.line for c in first.candidates
+                if c.marker is not None and c.marker.family == "legal" and c.marker.rank == ARTICLE_RANK]
+    # Articles that do not run as a regulation's do (제1조 on, or in sequence) are quoted from a law.
+    article_family = "legal_article" if is_legal_text(articles) else "article_quoted"
     markers: dict[str, int] = {}
     for candidate in first.candidates:
         marker = candidate.marker
         if marker is None or not candidate.plausible:
             continue  # declared headings are counted from the blocks below
-        family = "legal_article" if marker.family == "legal" and marker.rank == ARTICLE_RANK else marker.family
+        family = article_family if marker.family == "legal" and marker.rank == ARTICLE_RANK else marker.family
         markers[family] = markers.get(family, 0) + 1
     return Facts(
         name=relative_name or PurePath(doc.path).name,
@@ -93,7 +101,7 @@ def _when(condition: Callable[[Facts], bool], evidence: Callable[[Facts], str]) 
 
 def _section_markers(f: Facts) -> int:
     # A dash is a bullet as often as a report level, and one attachment line says little.
-    return sum(n for family, n in f.markers.items() if family not in ("dash", "attachment"))
+    return sum(n for family, n in f.markers.items() if family not in ("dash", "attachment", "article_quoted"))
 
 
 DEFAULT_RULES: tuple[Rule, ...] = (
@@ -114,7 +122,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         lambda f: f.markers.get("legal_article", 0) >= 2,
         lambda f: f"{f.markers['legal_article']} article headers (제N조) in the first lines")),
     Rule("declared-headings", "section", _when(
-        lambda f: f.declared_headings >= 2,
+        lambda f: f.declared_headings >= 2 and (f.format != "pdf" or f.declared_headings >= max(3, f.pages / 3)),
         lambda f: f"{f.declared_headings} headings declared by the {f.format} file")),
     Rule("section-markers", "section", _when(
         lambda f: _section_markers(f) >= 3,

@@ -22,7 +22,8 @@ def _settings(args: argparse.Namespace):
     from flows.settings import Settings
 
     overrides = {}
-    for name in ("db", "kb", "embedder", "strategy", "min_tokens", "max_tokens", "merge_ceiling", "workers", "runner"):
+    for name in ("db", "kb", "embedder", "strategy", "min_tokens", "max_tokens", "merge_ceiling", "pack_tokens",
+                 "workers", "runner"):
         value = getattr(args, name, None)
         if value is not None:
             overrides[name] = value
@@ -72,6 +73,8 @@ def _cutting(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-tokens", type=int, help="merge chunks under this (default 100)")
     parser.add_argument("--max-tokens", type=int, help="split chunks over this (default 1100)")
     parser.add_argument("--merge-ceiling", type=int, help="merges stop at this size (default 1150)")
+    parser.add_argument("--pack-tokens", type=int,
+                        help="pack whole sibling sections, and cut what is over the max, up to this (default: the max)")
     parser.add_argument("--embed-heading-path", action=argparse.BooleanOptionalAction, default=None,
                         help="prefix the heading path to the text that is embedded")
 

@@ -181,7 +181,8 @@ def cut_batch(refs: list[FileRef], config: CutConfig, workers: int, timeout: flo
 def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) -> tuple[dict[str, list[float]], int, int]:
     """Vectors for every chunk text to embed, from the cache where possible. Returns (vectors, new, reused)."""
     embedder = get_embedder(settings.embedder, settings.embed_threads)
-    texts = {text_hash(t): t for o in outcomes for t in (embed_text(c, settings.embed_heading_path) for c in o.chunks)}
+    texts = {text_hash(t): t for o in outcomes for t in (embed_text(c, settings.embed_heading_path, settings.embed_plain_cells)
+                                             for c in o.chunks)}
     cached = store.cached_vectors(embedder.name, list(texts))
     missing = [h for h in texts if h not in cached]
     fresh = {}
@@ -267,7 +268,7 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: dict[str, list[flo
     decision = outcome.decision
     fingerprint = settings.fingerprint()
     for ordinal, chunk in enumerate(outcome.chunks):
-        to_embed = embed_text(chunk, settings.embed_heading_path)
+        to_embed = embed_text(chunk, settings.embed_heading_path, settings.embed_plain_cells)
         rows.append({
             "chunk_id": f"{outcome.ref.doc_id}#{ordinal}",
             "doc_id": outcome.ref.doc_id,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from classifiers import DEFAULT_RULES, Decision, build_rules, classify, gather_facts
 from parsers import ParseError, parse
-from parsers.model import Document
+from parsers.model import CELL_SEPARATOR, Document
 from splitters import Budget, Chunk, cl100k_counter, get_strategy, split_document
 
 #: Error kinds after which the file's previous chunks stay in the index (the file may come back).
@@ -131,11 +131,13 @@ def _counter():
     return _COUNTER
 
 
-def embed_text(chunk: Chunk, with_heading_path: bool) -> str:
-    """What the embedder sees: the chunk text, optionally after its heading path."""
+def embed_text(chunk: Chunk, with_heading_path: bool, plain_cells: bool = False) -> str:
+    """What the embedder sees: the chunk text, optionally after its heading path, optionally with
+    table cells separated by spaces instead of ``" | "``."""
+    text = chunk.text.replace(CELL_SEPARATOR, " ") if plain_cells else chunk.text
     if with_heading_path and chunk.heading_path:
-        return " > ".join(chunk.heading_path) + "\n" + chunk.text
-    return chunk.text
+        return " > ".join(chunk.heading_path) + "\n" + text
+    return text
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,10 @@ and vertical rules; see :func:`_may_have_table`). Text inside a table's box is l
 Blocks per page: paragraphs (consecutive lines in content order, split where the vertical gap is
 larger than 0.9 x the line height, where the text moves up or sideways as into the next column)
 and tables, put in reading order by a recursive XY-cut of their boxes (see :func:`_reading_order`):
-content order alone reads a title that the layout program drew last at the end of the page. Lines at the top or bottom of the page that repeat on most
-pages (running headers, footers, ``- 3 -`` page numbers; digits do not count when comparing) become
-``furniture`` blocks: marked, not deleted.
+content order alone reads a title that the layout program drew last at the end of the page. Lines
+(and banner tables) at the top or bottom of the page that repeat on most pages, or on most odd or
+most even pages (running headers, footers, ``- 3 -`` page numbers; digits do not count when
+comparing) become ``furniture`` blocks: set aside with their pages, not deleted.
 
 Failure kinds: a user password -> ``encrypted``; an owner password only (copy/print restrictions)
 opens and is parsed; a file pdfium cannot open (truncated, not a PDF inside) -> ``corrupt``; a page
@@ -50,8 +51,11 @@ from parsers.text import normalize_line
 MAX_PAGES = 5000
 #: Share of the page height at the top and bottom where running headers and footers live.
 EDGE_BAND = 0.1
-#: A line repeated (digits ignored) in the edge band of this share of pages is furniture.
+#: A line repeated (digits ignored) in the edge band of this share of pages is furniture ...
 REPEAT_SHARE = 0.6
+#: ... and so is one repeated on this share of the odd pages, or of the even ones (left and right
+#: running headers; a cover and a table of contents without them make the share smaller).
+PARITY_SHARE = 0.5
 #: Gap between lines (in line heights) that starts a new paragraph.
 PARAGRAPH_GAP = 0.9
 #: Narrowest vertical band of white (points) read as a column gutter.
@@ -74,6 +78,7 @@ class _Line:
     bottom: float
     x0: float
     x1: float
+    size: float = 0.0  # rendered text size (points, to half a point) of its sampled characters; 0: unknown
 
     @property
     def height(self) -> float:
@@ -120,10 +125,11 @@ def parse_pdf(path: Path) -> Document:
                 pages.append(_Page(index + 1, 0.0, 0.0))
         warnings.extend(tables.warnings)
     furniture = _furniture_lines(pages)
+    levels = _heading_levels(pages, furniture)
     blocks: list[Block] = []
     infos: list[PageInfo] = []
     for page in pages:
-        page_blocks = _page_blocks(page, furniture)
+        page_blocks = _page_blocks(page, furniture, levels)
         blocks.extend(page_blocks)
         infos.append(PageInfo(page.number, page.width, page.height, sum(len(b.text) for b in page_blocks)))
     properties = Properties(
@@ -243,7 +249,9 @@ def _text_lines(textpage: Any, transform: _Transform, table_boxes: Sequence[tupl
             continue
         content = normalize_line(text[start:end])
         if content:
-            lines.append(_Line(content, line_box[1], line_box[3], line_box[0], line_box[2]))
+            # The rendered size: the loose boxes' height (pdfium's font size ignores the text matrix).
+            size = min(b[3] - b[1] for b in boxes)
+            lines.append(_Line(content, line_box[1], line_box[3], line_box[0], line_box[2], round(size * 2) / 2))
     return lines
 
 
@@ -545,26 +553,43 @@ def _merge_spans(spans: Sequence[Span]) -> list[Span]:
 # ------------------------------------------------------------------------------ furniture, blocks
 
 
+def _in_edge_band(top: float, bottom: float, page: _Page) -> bool:
+    """Whether a box starts in the top band of its page or ends in the bottom band."""
+    return page.height > 0 and (top < page.height * EDGE_BAND or bottom > page.height * (1 - EDGE_BAND))
+
+
 def _edge_key(line: _Line, page: _Page) -> str | None:
     """A line in the top or bottom band of its page, as its digit-free text and its rounded height
     (a running header and a same-titled heading in a larger size are different lines), else None."""
-    if page.height <= 0:
-        return None
-    if line.bottom <= page.height * EDGE_BAND or line.top >= page.height * (1 - EDGE_BAND):
+    if _in_edge_band(line.top, line.bottom, page):
         return f"{_DIGITS.sub('#', line.text)}@{round(line.height)}"
     return None
 
 
+def _table_key(found: _FoundTable, page: _Page) -> str | None:
+    """A table in an edge band (a banner of section tabs), as its digit-free text, else None."""
+    if _in_edge_band(found.bbox[1], found.bbox[3], page):
+        return "table:" + _DIGITS.sub("#", found.table.render())
+    return None
+
+
 def _furniture_lines(pages: Sequence[_Page]) -> set[str]:
-    """Digit-free texts of edge-band lines that repeat on most pages."""
+    """Keys (:func:`_edge_key`, :func:`_table_key`) of edge-band lines and tables that repeat on
+    most pages — or on most odd or most even pages, as the left and right running headers of a
+    document printed for binding."""
     with_text = [p for p in pages if p.lines]
     if len(with_text) < 2:
         return set()
-    counts: Counter[str] = Counter()
-    for page in with_text:
-        counts.update({key for line in page.lines if (key := _edge_key(line, page)) is not None})
-    needed = max(2, REPEAT_SHARE * len(with_text))
-    return {key for key, n in counts.items() if n >= needed}
+    repeated: set[str] = set()
+    odd, even = [p for p in with_text if p.number % 2], [p for p in with_text if not p.number % 2]
+    for group, share in ((with_text, REPEAT_SHARE), (odd, PARITY_SHARE), (even, PARITY_SHARE)):
+        counts: Counter[str] = Counter()
+        for page in group:
+            keys = {_edge_key(line, page) for line in page.lines} | {_table_key(t, page) for t in page.tables}
+            counts.update(keys - {None})
+        needed = max(2, share * len(group))
+        repeated |= {key for key, n in counts.items() if n >= needed}
+    return repeated
 
 
 def _is_furniture(line: _Line, page: _Page, repeated: set[str]) -> bool:
@@ -583,10 +608,67 @@ class _Item:
     order: int
 
 
-def _page_blocks(page: _Page, repeated: set[str]) -> list[Block]:
+#: A line set this much larger than the body text (and at least a point larger) is a heading ...
+HEADING_SIZE = 1.15
+#: ... while, from the largest size down, such lines stay this rare (a size used for many lines is
+#: a second body style, not a heading).
+MAX_HEADING_SHARE = 0.1
+_HEADING_TEXT_LIMIT = 100
+_ITEM_MARK = re.compile(r"^[-–‐·•∙◦○▪*※]\s")
+#: Lines of one title (wrapped) are at most this many line heights apart.
+TITLE_LINE_GAP = 1.5
+_LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
+
+
+def _heading_levels(pages: Sequence[_Page], repeated: set[str]) -> dict[float, int]:
+    """Font sizes that set headings apart, with their level (largest first, at most three levels).
+
+    The body size is the size most of the text is set in; a size at least :data:`HEADING_SIZE`
+    times it marks a heading when such lines are few and read as titles (see :func:`_titled`)."""
+    weights: Counter[float] = Counter()
+    lines = [(line, page) for page in pages for line in page.lines
+             if line.size > 0 and not _is_furniture(line, page, repeated)]
+    for line, _ in lines:
+        weights[line.size] += len(line.text)
+    if not weights:
+        return {}
+    body = weights.most_common(1)[0][0]
+    titled = Counter(line.size for line, _ in lines if _titled(line) and line.size >= max(body * HEADING_SIZE, body + 1))
+    large: list[float] = []
+    taken = 0
+    for size in sorted(titled, reverse=True):  # the largest sizes first, while they stay rare
+        taken += titled[size]
+        if taken > MAX_HEADING_SHARE * len(lines):
+            break
+        large.append(size)
+    levels: dict[float, int] = {}
+    level, last = 0, None
+    for size in large:  # sizes within half a point are one level
+        if last is None or last - size > 0.5:
+            level = min(level + 1, 3)
+        levels[size] = level
+        last = size
+    return levels
+
+
+def _titled(line: _Line) -> bool:
+    """Whether a line can be a title: short, mostly letters, not a finished sentence, not a list item
+    set large for emphasis ("- 사업 수혜자 : …")."""
+    text = line.text
+    letters = len(_LETTERS.findall(text))
+    return len(text) <= _HEADING_TEXT_LIMIT and letters >= 2 and letters >= 0.4 * len(text.replace(" ", "")) \
+        and not text.endswith((".", "。", "다", ":")) and not _ITEM_MARK.match(text)
+
+
+def _page_blocks(page: _Page, repeated: set[str], levels: dict[float, int] | None = None) -> list[Block]:
     locator = Locator(page=page.number)
     items: list[_Item] = []
     paragraph: list[_Line] = []
+    heading: list[_Line] = []
+    levels = levels or {}
+
+    def level_of(line: _Line) -> int:
+        return levels.get(line.size, 0) if _titled(line) else 0
 
     def add(block: Block, lines: Sequence[_Line] = (), bbox: tuple[float, float, float, float] | None = None) -> None:
         if bbox is None:
@@ -598,12 +680,25 @@ def _page_blocks(page: _Page, repeated: set[str]) -> list[Block]:
         if paragraph:
             add(Block("paragraph", "\n".join(x.text for x in paragraph), locator), paragraph)
             paragraph.clear()
+        if heading:
+            level = min(level_of(x) for x in heading)
+            add(Block("heading", " ".join(x.text for x in heading), locator, level=level), heading)
+            heading.clear()
 
     for line in page.lines:
         if _is_furniture(line, page, repeated):
             flush()
             add(Block("furniture", line.text, locator), [line])
             continue
+        level = level_of(line)
+        if level:  # a heading line: its own block (a title wrapped over two lines stays one)
+            if not (heading and abs(heading[-1].size - line.size) <= 0.15 * line.size
+                    and 0 <= line.top - heading[-1].bottom <= TITLE_LINE_GAP * line.height):
+                flush()
+            heading.append(line)
+            continue
+        if heading:
+            flush()
         if paragraph:
             previous = paragraph[-1]
             gap = line.top - previous.bottom
@@ -614,7 +709,10 @@ def _page_blocks(page: _Page, repeated: set[str]) -> list[Block]:
         paragraph.append(line)
     flush()
     for found in page.tables:
-        add(Block("table", found.table.render(), locator, table=found.table), bbox=found.bbox)
+        if _table_key(found, page) in repeated:
+            add(Block("furniture", found.table.render(), locator), bbox=found.bbox)
+        else:
+            add(Block("table", found.table.render(), locator, table=found.table), bbox=found.bbox)
     # Furniture sits in the edge bands: the top one reads first, the bottom one last, and neither
     # takes part in finding the body's columns.
     middle = page.height / 2

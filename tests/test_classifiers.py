@@ -118,7 +118,7 @@ EXPECTED = {  # file → (strategy, rule) the default rules should choose
     "stations.csv": ("sheet", "spreadsheet-format"),
     "quarterly_review.pptx": ("slide", "presentation-format"),
     "개인정보_보호_규정.pdf": ("section", "legal-articles"),
-    "정책보고서_2026.pdf": ("section", "section-markers"),
+    "정책보고서_2026.pdf": ("section", "declared-headings"),
     "README_project.md": ("whole", "short-document"),
     "employee_handbook.docx": ("whole", "short-document"),
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from test_splitters_invariants import glued_headers
 
-from classifiers.headings import find_headings, is_toc_line, legal_marker, pattern_marker
+from classifiers.headings import find_headings, is_legal_text, is_toc_line, legal_marker, pattern_marker
 from parsers.model import Block, Document, Locator, PageInfo, Properties
 from splitters import Budget, split_document
 
@@ -399,3 +399,15 @@ def test_a_numbered_line_on_a_slide_is_not_the_heading_of_the_next_slides(counte
     assert [h.text for h in find_headings(doc)] == ["발표 평가 기준", "일정"]
     chunks = split_document(doc, "slide", counter, Budget(0, 1100, 1150))
     assert [(c.slide_start, c.heading_path) for c in chunks] == [(1, ("발표 평가 기준",)), (2, ()), (3, ("일정",))]
+
+
+def test_a_plan_that_quotes_a_law_is_not_a_regulation(counter):
+    """Two articles quoted in a programme description ("근거 법령") used to put the whole document in
+    legal mode, where 1. 2. are 호 of an article and no section."""
+    doc = _doc("1. 사업 목적\n노인의 소득 보전을 지원한다.\n2. 법령상 근거\n"
+               "제23조의2(노인일자리전담기관의 설치) 국가는 전담기관을 설치할 수 있다.\n"
+               "제24조(지원) 국가는 예산의 범위에서 비용을 지원할 수 있다.\n3. 사업 내용\n공익활동과 사회서비스형 일자리를 운영한다.")
+    texts = [h.text for h in find_headings(doc)]
+    assert "1. 사업 목적" in texts and "3. 사업 내용" in texts
+    assert not is_legal_text(["제23조의2(노인일자리전담기관의 설치) …", "제24조(지원) …"])
+    assert is_legal_text(["제1조(목적) …", "제2조(정의) …"]) and is_legal_text(["제7조", "제8조", "제8조의2", "제9조"])

@@ -22,7 +22,7 @@ DEFAULT = "seams"
 #: What ``seams evaluate`` compares when no ``--configs`` are given.
 DEFAULT_CONFIGS = (DEFAULT, "tokens:200/0", "tokens:250/125", "tokens:400/0", "tokens:800/400",
                    "recursive:200/0", "recursive:400/0", "none")
-VARIANT_KEYS = ("max", "min", "ceiling", "pack", "heading", "strategy")
+VARIANT_KEYS = ("max", "min", "ceiling", "pack", "heading", "cells", "strategy")
 _ON = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
 
 
@@ -32,6 +32,7 @@ class Configuration:
     strategy: str | None = None  # None: the classifier decides per file
     budget: Budget = field(default_factory=Budget)
     heading_path: bool = False  # embed "heading path + text" instead of the text
+    plain_cells: bool = False  # embed table cells separated by spaces instead of " | "
 
     @property
     def baseline(self) -> bool:
@@ -89,18 +90,23 @@ def variant(spec: str) -> Configuration:
     try:
         numbers = {k: int(values[k]) for k in ("max", "min", "ceiling", "pack") if k in values}
     except ValueError:
-        raise ValueError(f"--variant {spec!r}: max, min and ceiling are token counts") from None
+        raise ValueError(f"--variant {spec!r}: max, min, ceiling and pack are token counts") from None
     maximum = numbers.get("max", Budget().max_tokens)
     minimum = numbers.get("min", min(Budget().min_tokens, maximum // 4))
     ceiling = numbers.get("ceiling", max(maximum, round(maximum * 1150 / 1100)))
     heading = values.get("heading", "off").lower()
     if heading not in _ON:
         raise ValueError(f"--variant heading=on|off, got {values['heading']!r}")
+    cells = values.get("cells", "piped").lower()
+    if cells not in ("plain", "piped"):
+        raise ValueError(f"--variant cells=plain|piped, got {values['cells']!r}")
     strategy = values.get("strategy")
     if strategy is not None:
         get_strategy(strategy)
     name = f"{DEFAULT} " + ",".join(f"{k}={values[k]}" for k in VARIANT_KEYS if k in values)
-    return Configuration(name, strategy=strategy, budget=Budget(minimum, maximum, ceiling, numbers.get("pack", 0)), heading_path=_ON[heading])
+    budget = Budget(minimum, maximum, ceiling, numbers.get("pack", 0))
+    return Configuration(name, strategy=strategy, budget=budget, heading_path=_ON[heading],
+                         plain_cells=cells == "plain")
 
 
 def configurations(names: list[str] | None = None, variants: list[str] | None = None) -> list[Configuration]:

@@ -186,7 +186,8 @@ def config_settings(config: Configuration, options: Options, dataset: str = "") 
     budget = config.budget
     return Settings(db=options.store_uri, kb=config.kb(options.embedder, dataset), embedder=options.embedder,
                     strategy=config.strategy, min_tokens=budget.min_tokens, max_tokens=budget.max_tokens,
-                    merge_ceiling=budget.merge_ceiling, embed_heading_path=config.heading_path)
+                    merge_ceiling=budget.merge_ceiling, pack_tokens=budget.pack, embed_heading_path=config.heading_path,
+                    embed_plain_cells=config.plain_cells)
 
 
 def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str, tuple[Decision, list[Chunk]]],
@@ -198,8 +199,8 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     settings = config_settings(config, options, dataset.name)
     embedder = get_embedder(options.embedder, options.threads)
     store = Store(options.store_uri, settings.kb)
-    texts = {text_hash(embed_text(c, config.heading_path)): embed_text(c, config.heading_path)
-             for _, chunks in cuts.values() for c in chunks}
+    embedded = [embed_text(c, config.heading_path, config.plain_cells) for _, chunks in cuts.values() for c in chunks]
+    texts = {text_hash(text): text for text in embedded}
     vectors, embedded, embed_seconds = embed_texts(texts, embedder, store, options.batch, config.name)
     started = time.perf_counter()
     table_name = f"{settings.kb}__{CHUNKS}"
