@@ -4,10 +4,16 @@
     python bench/fusion.py --folder .seams/devset/files --questions bench/devset/questions.jsonl
 
 Run ``seams evaluate`` on the same data set first (same ``--db``, default ``.seams/evaluate``): this
-reads its tables and cached question vectors, ranks every question once per retrieval mode, then
-scores several fusions of the two rankings — reciprocal-rank fusion with the vector ranking
-weighted 0 (full text alone) to 1 (equal weights), and full text alone — against the best single
-mode. Prints one table per configuration: hit@k and recall for each fusion, and which is best.
+reads its tables and cached question vectors, ranks every question once per retrieval mode (with
+their scores), then scores fusions of the two rankings against the single modes:
+
+- ``rrf w=W``: reciprocal-rank fusion, full text weighted 1 and the vector ranking W;
+- ``pool w=W``: the same, but the vector ranking only re-orders what full text found (it adds no
+  chunk of its own);
+- ``mix a=A``: scores instead of ranks — BM25 over the query's best BM25, cosine over the best
+  cosine, mixed A × vector + (1 − A) × full text.
+
+Prints one table per configuration: hit@k and recall for each, and hit@k per question language.
 """
 
 from __future__ import annotations
@@ -15,28 +21,80 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from flows.embedders import get_embedder, text_hash
 from flows.evaluate import metrics
 from flows.evaluate.configs import configurations
-from flows.evaluate.runner import Options, embed_texts, load_dataset, rank_chunks
-from flows.search import RRF_K
+from flows.evaluate.runner import Options, embed_texts, load_dataset
+from flows.search import RRF_K, ensure_fts_index, fts_column
 from flows.store import Store
 
-WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.75, 1.0)
+Scored = list[tuple[metrics.Span, float]]  # a ranking, best first, with each chunk's score
+COLUMNS = ["doc_id", "char_start", "char_end"]
 
 
-def fuse(vector: list, fts: list, weight: float, depth: int) -> list:
-    """Weighted reciprocal-rank fusion: full text counts 1, the vector ranking ``weight``."""
-    scores: dict = {}
-    for rank, span in enumerate(fts, start=1):
-        scores[span] = scores.get(span, 0.0) + 1.0 / (RRF_K + rank)
-    for rank, span in enumerate(vector, start=1):
+def rankings(table, questions, vectors: np.ndarray, depth: int) -> tuple[list[Scored], list[Scored]]:
+    """Each question's vector and full-text rankings, ``depth`` deep, with cosine / BM25 scores."""
+    def span(row: dict) -> metrics.Span:
+        return metrics.Span(row["doc_id"], row["char_start"], row["char_end"])
+
+    result = (table.search(list(vectors), vector_column_name="vector").metric("cosine").limit(depth)
+              .select([*COLUMNS, "_distance"]).to_arrow().to_pylist())
+    vector: list[Scored] = [[] for _ in questions]
+    for row in result:
+        vector[row.get("query_index", 0)].append((span(row), 1.0 - float(row["_distance"])))
+    vector = [sorted(v, key=lambda item: -item[1]) for v in vector]
+    ensure_fts_index(table)
+    fts: list[Scored] = []
+    for question in questions:
+        try:
+            rows = (table.search(question.text, query_type="fts", fts_columns=fts_column(question.text))
+                    .limit(depth).select([*COLUMNS, "_score"]).to_arrow().to_pylist())
+        except (ValueError, RuntimeError, OSError):
+            rows = []
+        fts.append([(span(row), float(row["_score"])) for row in rows])
+    return vector, fts
+
+
+def rrf(vector: Scored, fts: Scored, weight: float, pool: bool = False) -> list[metrics.Span]:
+    scores: dict[metrics.Span, float] = {}
+    for rank, (span, _) in enumerate(fts, start=1):
+        scores[span] = 1.0 / (RRF_K + rank)
+    for rank, (span, _) in enumerate(vector, start=1):
+        if pool and span not in scores:
+            continue
         scores[span] = scores.get(span, 0.0) + weight / (RRF_K + rank)
-    return sorted(scores, key=lambda s: (-scores[s], s.doc_id, s.start))[:depth]
+    return sorted(scores, key=lambda s: (-scores[s], s.doc_id, s.start))
+
+
+def mix(vector: Scored, fts: Scored, alpha: float) -> list[metrics.Span]:
+    scores: dict[metrics.Span, float] = {}
+    top_fts = max((s for _, s in fts), default=1.0) or 1.0
+    top_vec = max((s for _, s in vector), default=1.0) or 1.0
+    for span, score in fts:
+        scores[span] = (1 - alpha) * score / top_fts
+    for span, score in vector:
+        scores[span] = scores.get(span, 0.0) + alpha * score / top_vec
+    return sorted(scores, key=lambda s: (-scores[s], s.doc_id, s.start))
+
+
+def fusions() -> dict[str, Callable[[Scored, Scored], list[metrics.Span]]]:
+    out: dict[str, Callable[[Scored, Scored], list[metrics.Span]]] = {
+        "vector": lambda v, f: [s for s, _ in v],
+        "fts": lambda v, f: [s for s, _ in f],
+    }
+    for weight in (0.1, 0.25, 0.5, 1.0):
+        out[f"rrf w={weight}"] = lambda v, f, w=weight: rrf(v, f, w)
+        out[f"pool w={weight}"] = lambda v, f, w=weight: rrf(v, f, w, pool=True)
+    for alpha in (0.1, 0.2, 0.3, 0.5):
+        out[f"mix a={alpha}"] = lambda v, f, a=alpha: mix(v, f, a)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,34 +112,28 @@ def main(argv: list[str] | None = None) -> int:
     options = Options(k=args.k, db=args.db)
     embedder = get_embedder(options.embedder, options.threads)
     texts = {text_hash(q.text): q.text for q in dataset.questions}
-    vectors, _, _ = embed_texts(texts, embedder, Store(options.store_uri, "eval"), options.batch, "questions")
-    import numpy as np
-
-    query_vectors = np.stack([vectors[text_hash(q.text)] for q in dataset.questions]).astype(np.float32)
+    cached, _, _ = embed_texts(texts, embedder, Store(options.store_uri, "eval"), options.batch, "questions")
+    vectors = np.stack([cached[text_hash(q.text)] for q in dataset.questions]).astype(np.float32)
+    languages = sorted({q.language for q in dataset.questions} - {""})
     for config in configurations(args.configs.split(","), args.variant):
         table = Store(options.store_uri, config.kb(options.embedder, dataset.name)).chunks_table()
         if table is None:
             print(f"{config.name}: no table in {options.store_uri}; run seams evaluate first")
             continue
-        rankings, _ = rank_chunks(table, dataset.questions, query_vectors, ("vector", "fts"), options.depth)
-        candidates = {"vector": rankings["vector"], "fts": rankings["fts"]}
-        for weight in WEIGHTS[1:]:
-            candidates[f"rrf w={weight}"] = [fuse(v, f, weight, options.depth)
-                                              for v, f in zip(rankings["vector"], rankings["fts"], strict=True)]
-        groups = sorted({q.language for q in dataset.questions} - {""})
+        vector, fts = rankings(table, dataset.questions, vectors, options.depth)
         print(f"\n{dataset.name} · {config.name} · k={args.k} · {len(dataset.questions)} questions")
-        print(f"{'ranking':<14} {'hit@k %':>8} {'recall %':>9}" + "".join(f" {'hit ' + g:>8}" for g in groups))
-        for name, ranked in candidates.items():
-            hits, recalls, by_group = [], [], {g: [] for g in groups}
-            for question, spans in zip(dataset.questions, ranked, strict=True):
+        print(f"{'ranking':<14} {'hit@k %':>8} {'recall %':>9}" + "".join(f" {'hit ' + g:>8}" for g in languages))
+        for name, fuse in fusions().items():
+            hits, recalls, by_language = [], [], {g: [] for g in languages}
+            for question, v, f in zip(dataset.questions, vector, fts, strict=True):
                 excerpts = [metrics.Span(e.doc_id, e.start, e.end) for e in question.excerpts]
-                scores = metrics.overlap_scores(excerpts, spans[:args.k])
+                scores = metrics.overlap_scores(excerpts, fuse(v, f)[:args.k])
                 hits.append(scores.hit)
                 recalls.append(scores.recall)
                 if question.language:
-                    by_group[question.language].append(scores.hit)
+                    by_language[question.language].append(scores.hit)
             print(f"{name:<14} {100 * statistics.fmean(hits):8.1f} {100 * statistics.fmean(recalls):9.1f}"
-                  + "".join(f" {100 * statistics.fmean(by_group[g]):8.1f}" for g in groups))
+                  + "".join(f" {100 * statistics.fmean(by_language[g]):8.1f}" for g in languages))
     return 0
 
 

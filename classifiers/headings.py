@@ -375,6 +375,8 @@ def find_headings(doc: Document) -> list[Heading]:
             continue
         if marker.family == "dash" and (not report or candidate.in_list):
             continue
+        if marker.family == "legal" and marker.rank >= ARTICLE_RANK and not legal:
+            continue  # an article quoted by a report ("제34조(예산안의 첨부서류)"), not one of its sections
         if marker.family in NUMBERED:
             if legal:
                 if marker.family != "circled":
@@ -397,6 +399,11 @@ def find_headings(doc: Document) -> list[Heading]:
         label = heading_label(candidate.line, marker)
         headings.append(Heading(candidate.offset, level, label, candidate.end, family,
                                 is_title(candidate.line, label, family)))
+    if doc.format == "pdf" and len(headings) > 1 and headings[0].family == "declared" \
+            and all(h.level > headings[0].level for h in headings[1:]):
+        # In a PDF, the one line set larger than all others, first: the document's title, not a
+        # section of it. It stays in the preamble, so heading paths start at the top sections.
+        headings = headings[1:]
     return headings
 
 

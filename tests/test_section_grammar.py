@@ -411,3 +411,17 @@ def test_a_plan_that_quotes_a_law_is_not_a_regulation(counter):
     assert "1. 사업 목적" in texts and "3. 사업 내용" in texts
     assert not is_legal_text(["제23조의2(노인일자리전담기관의 설치) …", "제24조(지원) …"])
     assert is_legal_text(["제1조(목적) …", "제2조(정의) …"]) and is_legal_text(["제7조", "제8조", "제8조의2", "제9조"])
+    quoting = _doc("□ 관리 수단\n(예산서) 조세지출예산서는 다음 조항에 근거한다.\n제34조(예산안의 첨부서류)\n"
+                   "(연혁) 1996년부터 작성하였다.\n□ 연계 관리\n재정지출과 함께 관리한다.")
+    assert [h.text for h in find_headings(quoting)] == ["□ 관리 수단", "□ 연계 관리"], "a quoted article is body"
+
+
+def test_a_pdf_title_set_larger_than_everything_is_not_a_section(tmp_path, counter):
+    files = pytest.importorskip("fixtures.files")
+    from parsers import parse
+
+    doc = parse(files.make_regulation(tmp_path / "규정.pdf"))
+    title = next(b for b in doc.blocks if b.kind == "heading")
+    assert title.text == "개인정보 보호 규정" and title.level == 1, "the title's type size makes it a heading block"
+    texts = [h.text for h in find_headings(doc)]
+    assert "개인정보 보호 규정" not in texts and texts[0] == "제1장 총칙", "but it heads no section: it is the title"

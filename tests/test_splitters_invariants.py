@@ -388,7 +388,10 @@ def outlined(draw):
         else:
             blocks[-1] = Block("paragraph", blocks[-1].text + "\n" + line.text, blocks[-1].locator)
             owners[-1].append(index)
-    doc = Document("outlined.pdf", "pdf", tuple(blocks),
+    # Declared headings come from a format's styles (a PDF's are its type sizes, where the largest
+    # line first is the document's title: see find_headings).
+    fmt = "docx" if scheme == "declared" else "pdf"
+    doc = Document(f"outlined.{fmt}", fmt, tuple(blocks),
                    Properties(pages=tuple(PageInfo(n, 595, 842, 500) for n in range(1, page + 1))))
     spans: list[tuple[int, int]] = [(0, 0)] * len(lines)
     for (start, _), members in zip(doc.spans, owners, strict=True):
