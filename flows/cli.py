@@ -74,7 +74,8 @@ def _cutting(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tokens", type=int, help="split chunks over this (default 1100)")
     parser.add_argument("--merge-ceiling", type=int, help="merges stop at this size (default 1150)")
     parser.add_argument("--pack-tokens", type=int,
-                        help="pack whole sibling sections, and cut what is over the max, up to this (default: the max)")
+                        help="put whole sibling sections, paragraphs, sheet rows and the pieces of what is over "
+                        "the max together up to this (default 500)")
     parser.add_argument("--embed-heading-path", action=argparse.BooleanOptionalAction, default=None,
                         help="prefix the heading path to the text that is embedded")
 
@@ -114,9 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
         "embedder the knowledge base was built with.")
     search.add_argument("query")
     search.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
-    search.add_argument("--mode", choices=("vector", "fts", "hybrid"), default="hybrid",
-                        help="vector (embeddings), fts (BM25 full text: words for Latin-script queries, "
-                        "character n-grams otherwise, e.g. Korean) or hybrid (both, fused by rank; default)")
+    search.add_argument("--mode", choices=("vector", "fts", "hybrid"), default="fts",
+                        help="fts (BM25 full text: words for Latin-script queries, character n-grams "
+                        "otherwise, e.g. Korean; default), vector (embeddings) or hybrid (both, fused by "
+                        "rank, full text weighted most)")
     search.add_argument("--db", help="LanceDB directory or URI (default: .seams/lancedb, env SEAMS_DB)")
     search.add_argument("--kb", help="knowledge base name (default: default, env SEAMS_KB)")
     search.add_argument("--json", action="store_true", help="stable machine-readable output")

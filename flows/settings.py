@@ -32,13 +32,13 @@ class Settings(BaseSettings):
     min_tokens: int = 100
     max_tokens: int = 1100
     merge_ceiling: int = 1150
-    pack_tokens: int = Field(default=0, description="pack whole sibling sections and split pieces up to this (0: the max)")
+    pack_tokens: int = Field(default=500, description="pack whole sibling sections and split pieces up to this (0: the max)")
     strategy: str | None = Field(default=None, description="force one strategy for every file")
     overrides: dict[str, str] = Field(default_factory=dict, description="glob -> strategy")
     disabled_rules: list[str] = Field(default_factory=list, description="classifier rules to skip, by name")
     rule_strategies: dict[str, str] = Field(default_factory=dict, description="rule name -> strategy it picks")
     embed_heading_path: bool = Field(default=False, description="prefix the heading path to the text to embed")
-    embed_plain_cells: bool = Field(default=False, description="embed table cells separated by spaces, not ' | '")
+    embed_plain_cells: bool = Field(default=True, description="embed table cells separated by spaces, not ' | '")
     max_file_mb: int = 512
     file_timeout_s: float = 300.0
     workers: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 1)))

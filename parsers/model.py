@@ -48,7 +48,8 @@ class Table:
 class Locator:
     """Where a block sits in its file. Fields that do not apply to a format stay ``None``."""
 
-    page: int | None = None  # 1-based PDF page
+    page: int | None = None  # 1-based PDF page (where the block starts)
+    page_end: int | None = None  # the page it ends on, when a paragraph runs on across a page break
     sheet: str | None = None  # XLSX/CSV sheet name
     row_start: int | None = None  # 1-based spreadsheet row of the block's first row
     row_end: int | None = None

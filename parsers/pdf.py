@@ -132,6 +132,7 @@ def parse_pdf(path: Path) -> Document:
         page_blocks = _page_blocks(page, furniture, levels)
         blocks.extend(page_blocks)
         infos.append(PageInfo(page.number, page.width, page.height, sum(len(b.text) for b in page_blocks)))
+    blocks = _join_across_pages(blocks)
     properties = Properties(
         title=normalize_line(metadata.get("Title", "")), author=normalize_line(metadata.get("Author", "")),
         subject=normalize_line(metadata.get("Subject", "")), pages=tuple(infos),
@@ -721,6 +722,32 @@ def _page_blocks(page: _Page, repeated: set[str], levels: dict[float, int] | Non
     top = sorted((i for i in furniture if i.bbox[1] < middle), key=lambda i: (i.bbox[1], i.bbox[0]))
     bottom = sorted((i for i in furniture if i.bbox[1] >= middle), key=lambda i: (i.bbox[1], i.bbox[0]))
     return [item.block for item in (*top, *_reading_order(body), *bottom)]
+
+
+#: A paragraph that ends so has finished its sentence (Korean 개조식 lines end in 다, 음, 함, 임, 됨).
+_FINISHED = re.compile(r"[.。!?！？:;)）」』”\"']$|[다음함임됨]$")
+#: A line that starts so opens an item or a section of its own.
+_OPENS = re.compile(r"^(?:[□■◆◇▣○◦●◎\-·∙•▪‐–※*①-⑳]|\(?\d{1,2}[.)]|\(?[가-하][.)]|[IVXⅠ-Ⅹ]+\.|제\s?\d+\s?[편장절관조])")
+
+
+def _join_across_pages(blocks: list[Block]) -> list[Block]:
+    """A paragraph that stops mid-sentence at the foot of a page and goes on at the top of the next
+    becomes one block (located on both pages), so no cut can fall inside its sentence."""
+    out: list[Block] = []
+    body = -1  # index in ``out`` of the last block that is not furniture
+    for block in blocks:
+        last = out[body] if body >= 0 else None
+        if (last is not None and last.kind == "paragraph" and block.kind == "paragraph"
+                and last.locator.page is not None and block.locator.page == (last.locator.page_end or last.locator.page) + 1
+                and not _FINISHED.search(last.text) and not _OPENS.match(block.text)):
+            # The running footer and header in between stay furniture (set aside after parsing).
+            out[body] = Block("paragraph", last.text + "\n" + block.text,
+                              Locator(page=last.locator.page, page_end=block.locator.page))
+            continue
+        out.append(block)
+        if block.kind != "furniture":
+            body = len(out) - 1
+    return out
 
 
 def _reading_order(items: list[_Item], depth: int = 0) -> list[_Item]:

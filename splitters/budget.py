@@ -34,10 +34,15 @@ from parsers.model import BLOCK_SEPARATOR, Block, Document, Table
 from splitters.chunk import Budget, Chunk, TokenCounter
 from splitters.outline import Outline, common_prefix
 
-#: Boundaries inside a block, strongest first. Sentence ends cover Korean (다. 요. 음.) via the dot.
+#: Boundaries inside a block, strongest first: a line break after a finished sentence or before an
+#: item or a clause (a PDF's lines are where the page ran out, not where the text did: a break inside
+#: a sentence is weaker than a sentence end in the middle of a line); a sentence end (Korean 다. 요.
+#: via the dot); any line break; a space.
 LEVELS = (
-    re.compile(r"\n"),
+    re.compile(r"(?<=[.!?。？！…:;다음함임됨])\n"
+               r"|\n(?=[ \t]*(?:[□■◆○◦●◎\-·∙•▪※*①-⑳]|\(?\d{1,2}[.)]\s|\(?[가-하][.)]\s|제\s?\d+\s?[조항호]))"),
     re.compile(r"(?<=[.!?。？！…])\s+"),
+    re.compile(r"\n"),
     re.compile(r"\s+"),
 )
 _NO_GLUE: Mapping[int, int] = {}
@@ -500,6 +505,8 @@ def locate(doc: Document, chunk: Chunk, starts: tuple[int, ...] | None = None) -
         loc = block.locator
         if loc.page is not None:
             pages.append(loc.page)
+        if loc.page_end is not None:
+            pages.append(loc.page_end)
         if loc.slide is not None:
             slides.append(loc.slide)
         if loc.sheet is not None and sheet is None:

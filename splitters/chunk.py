@@ -18,16 +18,18 @@ TokenCounter = Callable[[str], int]
 class Budget:
     """Token budget of the post-processing (cl100k tokens).
 
-    ``max_tokens`` is the size a split aims at and never exceeds (a section that fits it stays
-    whole); ``merge_ceiling`` is how far a merge of small neighbours may go; chunks under
-    ``min_tokens`` look for a neighbour to join. ``pack_tokens`` is how far whole sibling sections
-    are packed together (``0``: up to the max).
+    ``max_tokens`` is the largest unit kept whole (a section, an article, a page that fits it is one
+    chunk) and what no split piece exceeds; ``pack`` is the size things are put together up to —
+    whole sibling sections packed side by side, paragraphs of unstructured text, the pieces of
+    what had to be split, sheet rows (``0``, or more than the max: the max). ``merge_ceiling`` is
+    how far a merge of small neighbours may go; chunks under ``min_tokens`` look for a neighbour
+    to join. The defaults were chosen on the development set (``bench/devset``; see the README).
     """
 
     min_tokens: int = 100
     max_tokens: int = 1100
     merge_ceiling: int = 1150
-    pack: int = 0
+    pack: int = 500
 
     def __post_init__(self) -> None:
         if not 0 <= self.min_tokens < self.max_tokens <= self.merge_ceiling:
@@ -35,12 +37,12 @@ class Budget:
                 f"budget must satisfy 0 <= min < max <= merge ceiling, got "
                 f"{self.min_tokens}/{self.max_tokens}/{self.merge_ceiling}"
             )
-        if not 0 <= self.pack <= self.max_tokens:
-            raise ValueError(f"the pack size must be between 0 (up to the max) and the max, got {self.pack}")
+        if self.pack < 0:
+            raise ValueError(f"the pack size must be 0 (up to the max) or more, got {self.pack}")
 
     @property
     def pack_tokens(self) -> int:
-        return self.pack or self.max_tokens
+        return min(self.pack or self.max_tokens, self.max_tokens)
 
 
 @dataclass(frozen=True)

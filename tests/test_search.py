@@ -125,3 +125,14 @@ def test_cli_json_is_stable_and_kbs_are_isolated(kb, capsys):
 
     assert main(["search", "개인정보 파기", "--db", db, "--kb", "empty", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["hits"] == []
+
+
+def test_hybrid_weights_full_text_above_the_vector_ranking():
+    """Measured on Chroma and the development set: the vector ranking only breaks near-ties."""
+    from flows.search import DEFAULT_MODE, fuse
+
+    vector = [{"chunk_id": "a"}, {"chunk_id": "b"}]
+    fts = [{"chunk_id": "b"}, {"chunk_id": "c"}]
+    assert [r["chunk_id"] for r in fuse(vector, fts, 3)] == ["b", "c", "a"], "a full-text hit outranks a vector-only one"
+    assert [r["chunk_id"] for r in fuse(vector, fts, 3, vector_weight=1.0)] == ["b", "a", "c"], "equal weights: plain RRF"
+    assert DEFAULT_MODE == "fts"

@@ -360,6 +360,9 @@ def test_an_article_across_a_page_break_is_one_chunk_without_the_page_furniture(
     path = files.make_report_pdf(tmp_path / "규정.pdf", items, header="복무 규정")
     doc = parse(path)
     assert doc.page_count >= 2 and "복무 규정" not in doc.text and "- 1 -" not in doc.text
+    joined = [b for b in doc.blocks if b.locator.page_end is not None]
+    assert joined and joined[0].locator.page_end == joined[0].locator.page + 1, \
+        "a paragraph that runs on over the page break is one block, on both pages"
     chunks = split_document(doc, "section", counter, Budget(100, 700, 720))
     for n in range(2, 6):
         holding = [c for c in chunks if f"제{n}조(의무 {n})" in c.text]

@@ -5,7 +5,9 @@
 - the baselines ``tokens:SIZE/OVERLAP``, ``recursive:SIZE/OVERLAP`` and ``none`` (whole documents);
 - variants of the default named by their settings (``--variant max=400``,
   ``--variant heading=on``, ``--variant strategy=section,max=600``); keys: ``max``, ``min``,
-  ``ceiling``, ``heading`` (embed the heading path before the text), ``strategy``.
+  ``ceiling``, ``pack``, ``heading`` (embed the heading path before the text), ``cells``
+  (``plain``: embed table cells separated by spaces, as ingest does; ``piped``: as the text shows
+  them), ``strategy``.
 
 Each configuration becomes its own knowledge base (a pair of LanceDB tables) in the evaluation
 database; :attr:`Configuration.kb` is that name.
@@ -32,7 +34,7 @@ class Configuration:
     strategy: str | None = None  # None: the classifier decides per file
     budget: Budget = field(default_factory=Budget)
     heading_path: bool = False  # embed "heading path + text" instead of the text
-    plain_cells: bool = False  # embed table cells separated by spaces instead of " | "
+    plain_cells: bool = True  # embed table cells separated by spaces instead of " | " (as ingest does)
 
     @property
     def baseline(self) -> bool:
@@ -97,14 +99,14 @@ def variant(spec: str) -> Configuration:
     heading = values.get("heading", "off").lower()
     if heading not in _ON:
         raise ValueError(f"--variant heading=on|off, got {values['heading']!r}")
-    cells = values.get("cells", "piped").lower()
+    cells = values.get("cells", "plain").lower()
     if cells not in ("plain", "piped"):
         raise ValueError(f"--variant cells=plain|piped, got {values['cells']!r}")
     strategy = values.get("strategy")
     if strategy is not None:
         get_strategy(strategy)
     name = f"{DEFAULT} " + ",".join(f"{k}={values[k]}" for k in VARIANT_KEYS if k in values)
-    budget = Budget(minimum, maximum, ceiling, numbers.get("pack", 0))
+    budget = Budget(minimum, maximum, ceiling, numbers.get("pack", Budget().pack))
     return Configuration(name, strategy=strategy, budget=budget, heading_path=_ON[heading],
                          plain_cells=cells == "plain")
 

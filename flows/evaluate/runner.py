@@ -274,7 +274,7 @@ def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray,
                 rows, failures = [], failures + 1
             rankings["fts"].append(rows)
     if "hybrid" in modes:
-        rankings["hybrid"] = [fuse([v, f], depth) for v, f in zip(rankings["vector"], rankings["fts"], strict=True)]
+        rankings["hybrid"] = [fuse(v, f, depth) for v, f in zip(rankings["vector"], rankings["fts"], strict=True)]
     spans = {mode: [[metrics.Span(r["doc_id"], r["char_start"], r["char_end"]) for r in rows] for rows in rankings[mode]]
              for mode in modes}
     return spans, failures
