@@ -107,8 +107,9 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     looked at, then every chunk with its locator, token count and heading path — or, with ``chunk``
     (an ordinal as listed; negative counts from the end), that one chunk in full.
 
-    JSON keeps its keys: file, format, blocks, chars, warnings, decision, chunks (each chunk's fields
-    but its merge group). With ``chunk``, ``chunks`` holds that chunk alone and ``chunk`` its ordinal.
+    JSON keeps its keys: file, format, blocks, chars, warnings, furniture (the running headers,
+    footers and page numbers set aside, with their pages), decision, chunks (each chunk's fields but
+    its merge group). With ``chunk``, ``chunks`` holds that chunk alone and ``chunk`` its ordinal.
     Returns 0, 1 when the file cannot be read, 2 for a chunk ordinal out of range.
     """
     from flows.pipeline import CutConfig, cut_document
@@ -136,7 +137,9 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     if as_json:
         data = {
             "file": str(path), "format": doc.format, "blocks": len(doc.blocks), "chars": len(doc.text),
-            "warnings": list(doc.warnings), "decision": asdict(decision),
+            "warnings": list(doc.warnings),
+            "furniture": [{"text": b.text, "page": b.locator.page} for b in doc.furniture],
+            "decision": asdict(decision),
             "chunks": [{k: v for k, v in asdict(chunks[i]).items() if k != "group"} for i in selected],
         }
         if chunk is not None:
@@ -146,6 +149,10 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     out.print(f"[bold]{escape(str(path))}[/]: {doc.format}, {len(doc.blocks)} blocks, {len(doc.text):,} characters")
     for warning in doc.warnings:
         out.print(f"[yellow]warning:[/] {escape(warning)}")
+    if doc.furniture:
+        distinct = list(dict.fromkeys(b.text for b in doc.furniture))
+        shown = ", ".join(repr(t) for t in distinct[:4]) + (f" and {len(distinct) - 4} more" if len(distinct) > 4 else "")
+        out.print(f"[dim]furniture set aside (not in any chunk): {len(doc.furniture)} lines — {escape(shown)}[/]")
     out.print(f"strategy [bold]{escape(decision.strategy)}[/] — rule [bold]{escape(decision.rule)}[/]: "
               f"{escape(decision.evidence)}")
     out.print(f"[dim]{escape(_inspect_facts(doc, settings, path.name))}[/]")
@@ -190,7 +197,8 @@ def _inspect_sizes(chunks: list, settings: Settings) -> str:
         return "no chunks"
     middle = sizes[len(sizes) // 2]
     return (f"{len(chunks)} chunks, {sum(sizes):,} tokens (smallest {sizes[0]}, median {middle}, largest "
-            f"{sizes[-1]}; budget min {budget.min_tokens} / max {budget.max_tokens} / merges up to "
+            f"{sizes[-1]}; budget min {budget.min_tokens} / max {budget.max_tokens} / packs up to "
+            f"{budget.pack_tokens} / merges up to "
             f"{budget.merge_ceiling})")
 
 
