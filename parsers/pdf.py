@@ -235,13 +235,10 @@ def _text_lines(textpage: Any, transform: _Transform, table_boxes: Sequence[tupl
         return transform.to_display(textpage.get_charbox(i, loose=True))
 
     lines: list[_Line] = []
-    for match in _LINE_BREAK.finditer(text):
-        start, end = match.span()
-        visible = [i for i in (start, (start + end) // 2, end - 1) if not text[i].isspace()]
+    for start, end in _visual_lines(text, box):
+        visible = _sample(text, start, end)
         if not visible:
-            visible = [i for i in range(start, end) if not text[i].isspace()][:1]
-            if not visible:
-                continue
+            continue
         boxes = [box(i) for i in visible]
         line_box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
                     max(b[2] for b in boxes), max(b[3] for b in boxes))
@@ -254,6 +251,50 @@ def _text_lines(textpage: Any, transform: _Transform, table_boxes: Sequence[tupl
             size = min(b[3] - b[1] for b in boxes)
             lines.append(_Line(content, line_box[1], line_box[3], line_box[0], line_box[2], round(size * 2) / 2))
     return lines
+
+
+def _sample(text: str, start: int, end: int) -> list[int]:
+    """The first, a middle and the last visible character of ``text[start:end]`` (a line that ends
+    in a space must still be measured to its last glyph, or it reads as narrower than it is)."""
+    first = next((i for i in range(start, end) if not text[i].isspace()), None)
+    if first is None:
+        return []
+    last = next(i for i in range(end - 1, first - 1, -1) if not text[i].isspace())
+    middle = next((i for i in range((first + last) // 2, last) if not text[i].isspace()), last)
+    return sorted({first, middle, last})
+
+
+def _visual_lines(text: str, box) -> list[tuple[int, int]]:
+    """The text's lines as ``(start, end)``: pdfium's line breaks, and where a "line" of pdfium's
+    runs on to the next line of the page without one (some producers write a new line's first word
+    right after the last one's, so "…할 수 있다. 제39조(제규정) …" would read as one line and the
+    article's header would be lost inside it). Only lines whose first, middle and last glyphs do
+    not sit on one line are looked at glyph by glyph."""
+    spans: list[tuple[int, int]] = []
+    for match in _LINE_BREAK.finditer(text):
+        start, end = match.span()
+        sample = [box(i) for i in _sample(text, start, end)]
+        if len(sample) < 2:
+            spans.append((start, end))
+            continue
+        height = min(b[3] - b[1] for b in sample)
+        if max(b[3] for b in sample) - min(b[1] for b in sample) <= 1.8 * max(height, 1.0):
+            spans.append((start, end))
+            continue
+        cut, before = start, None
+        for i in range(start, end):
+            if text[i].isspace():
+                continue
+            current = box(i)
+            if current[3] - current[1] <= 0:
+                continue
+            if before is not None and current[0] < before[0] and \
+                    (current[1] >= before[3] - 0.2 * height or current[3] <= before[1] + 0.2 * height):
+                spans.append((cut, i))
+                cut = i
+            before = current
+        spans.append((cut, end))
+    return spans
 
 
 def _outside_tables(text: str, start: int, end: int, box, table_boxes) -> list[_Line]:

@@ -329,3 +329,42 @@ def test_html_hidden_elements_are_not_text(tmp_path: Path) -> None:
     path.write_text(page, "utf-8")
     doc = parse(path)
     assert [(b.kind, b.text) for b in doc.blocks] == [("heading", "연차 보고서"), ("paragraph", "본문입니다. Visible text.")]
+
+
+def test_pdf_lines_ending_in_a_space_do_not_break_their_paragraph(tmp_path: Path) -> None:
+    """A line whose middle and last characters are spaces was measured by its first glyph alone, so
+    the next line — indented under the article's number, as regulations set them — seemed to stand
+    beside it, and a blank line was put inside the sentence."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    first = "제1조(목적) 이 규정은 진흥원의 운영과 관리에 "
+    assert first[len(first) // 2] == first[-1] == " ", "the middle and the last character are spaces"
+    lines = [first, "필요한 사항을 정함을 목적으로 한다."]
+    pdf = _new_pdf(page_numbers=False)
+    pdf.add_page()
+    pdf.set_font(FONT_FAMILY, size=11)
+    pdf.text(20, 40, lines[0])
+    pdf.text(20 + pdf.get_string_width("제1"), 46, lines[1])
+    path = tmp_path / "trailing.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    assert [b.text for b in doc.blocks] == [first.rstrip() + "\n" + lines[1]]
+
+
+def test_pdf_line_that_runs_on_to_the_next_is_split_where_the_page_line_changes() -> None:
+    """Some producers write a new line's first word right after the previous line's last one, with
+    no line break in the text; where the glyphs jump back to the margin and down, a line begins."""
+    from parsers.pdf import _visual_lines
+
+    text = "출연할 수 있다. 제39조(제규정) 원장이 정한다.\r\n다음 줄"
+    second = text.index("제39조")
+
+    def box(i: int) -> tuple[float, float, float, float]:
+        if i < second:
+            return (100 + 10 * i, 543, 110 + 10 * i, 553)  # the first page line
+        if i < text.index("\r"):
+            return (85 + 10 * (i - second), 562, 95 + 10 * (i - second), 572)  # the next, back at the margin
+        return (85 + 10 * (i - second), 600, 95 + 10 * (i - second), 610)
+
+    spans = _visual_lines(text, box)
+    assert [text[s:e].strip() for s, e in spans] == ["출연할 수 있다.", "제39조(제규정) 원장이 정한다.", "다음 줄"]
