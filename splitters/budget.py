@@ -1,15 +1,18 @@
 """Token-budget post-processing: split what is over the max, merge what is under the min.
 
-    units ──split_chunk (over max)──▶ pieces ≤ max* ──merge_small (under min)──▶ chunks ≤ ceiling ──locate
+    units ──split_chunk (over max)──▶ pieces ≤ pack* ──merge_small (under min)──▶ chunks ≤ ceiling ──locate
 
-Splits look for the best boundary inside an over-long unit: block → line → sentence → word → a
-hard cut, and pack the pieces greedily up to ``max_tokens``. Table rows are never cut when a row
-fits, and every piece that starts inside a table carries that table's header rows again. A header
-line is never left at the end of a piece when its body follows (see :mod:`splitters.outline`):
-it is packed with at least the start of that body.
+A unit within the max is left whole. One over it is cut at the best boundary inside it — a block;
+a line break that ends a sentence or opens an item; a sentence end; any line break; a word; a hard
+cut — and the pieces are packed greedily up to the pack size (``Budget.pack_tokens``). Table rows
+are never cut when a row fits, and every piece that starts inside a table carries that table's
+header rows again. A header line is never left at the end of a piece when its body follows (see
+:mod:`splitters.outline`): it is packed with at least the start of that body.
 
-(*) One exception to the max: header lines followed by table rows that fit only without them make
-one piece up to ``merge_ceiling``, rather than a row cut in two or a header cut off its table.
+(*) Two exceptions to the max: header lines followed by table rows that fit only without them make
+one piece up to ``merge_ceiling``, rather than a row cut in two or a header cut off its table; and
+bare titles opening a unit that fits the max ("제2장 총칙" before a whole article) may take it up to
+``merge_ceiling``.
 
 Merges join a chunk under ``min_tokens`` with a neighbour of the same group while the result stays
 within ``merge_ceiling``, choosing the neighbour that shares the longest heading path (a trailing

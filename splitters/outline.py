@@ -39,7 +39,6 @@ class Outline:
     headings: tuple[Heading, ...]
     offsets: tuple[int, ...]  # headings[i].offset, for bisection
     paths: tuple[HeadingPath, ...]  # the heading path in force from headings[i] on
-    roots: tuple[int, ...]  # index of the top-level heading each heading sits under
     folds: tuple[bool, ...]
     hidden: tuple[bool, ...]  # folding bare titles: left out of heading-path prefixes
     glue_ends: dict[int, int]  # header line end -> header line start, for headers that glue
@@ -57,14 +56,12 @@ class Outline:
         block_starts = tuple(start for start, _ in doc.spans)
         furniture = tuple(block.kind == "furniture" for block in doc.blocks)
         paths: list[HeadingPath] = []
-        roots: list[int] = []
         stack: list[int] = []
         for index, heading in enumerate(headings):
             while stack and headings[stack[-1]].level >= heading.level:
                 stack.pop()
             stack.append(index)
             paths.append(tuple(headings[i].text for i in stack))
-            roots.append(stack[0])
         folds: list[bool] = []
         glue_ends: dict[int, int] = {}
         for index, heading in enumerate(headings):
@@ -78,7 +75,7 @@ class Outline:
         hidden = tuple(fold and heading.title for fold, heading in zip(folds, headings, strict=True))
         slides = tuple(block.locator.slide for block in doc.blocks)
         scopes = slides if any(slide is not None for slide in slides) else ()
-        return cls(headings, tuple(h.offset for h in headings), tuple(paths), tuple(roots), tuple(folds),
+        return cls(headings, tuple(h.offset for h in headings), tuple(paths), tuple(folds),
                    hidden, glue_ends, block_starts, furniture, text, scopes)
 
     def _in_scope(self, heading: int, position: int) -> bool:
@@ -138,11 +135,6 @@ class Outline:
             if not common:
                 break
         return common
-
-    def group_of(self, start: int) -> str:
-        """The top-level section ``start`` lies in (merges never cross one in the section strategy)."""
-        index = bisect.bisect_right(self.offsets, start) - 1
-        return f"section@{self.headings[self.roots[index]].offset}" if index >= 0 else ""
 
     # ------------------------------------------------------------------------------ glue
 
