@@ -89,7 +89,7 @@ def fusions() -> dict[str, Callable[[Scored, Scored], list[metrics.Span]]]:
         "vector": lambda v, f: [s for s, _ in v],
         "fts": lambda v, f: [s for s, _ in f],
     }
-    for weight in (0.1, 0.25, 0.5, 1.0):
+    for weight in (0.02, 0.05, 0.1, 0.25, 0.5, 1.0):
         out[f"rrf w={weight}"] = lambda v, f, w=weight: rrf(v, f, w)
         out[f"pool w={weight}"] = lambda v, f, w=weight: rrf(v, f, w, pool=True)
     for alpha in (0.1, 0.2, 0.3, 0.5):

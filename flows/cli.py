@@ -115,10 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
         "embedder the knowledge base was built with.")
     search.add_argument("query")
     search.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
-    search.add_argument("--mode", choices=("vector", "fts", "hybrid"), default="fts",
-                        help="fts (BM25 full text: words for Latin-script queries, character n-grams "
-                        "otherwise, e.g. Korean; default), vector (embeddings) or hybrid (both, fused by "
-                        "rank, full text weighted most)")
+    search.add_argument("--mode", choices=("vector", "fts", "hybrid"), default="hybrid",
+                        help="hybrid (default: the full-text order, the vector ranking breaking near-ties and "
+                        "filling in), fts (BM25 full text: words for Latin-script queries, character n-grams "
+                        "otherwise, e.g. Korean) or vector (embeddings)")
     search.add_argument("--db", help="LanceDB directory or URI (default: .seams/lancedb, env SEAMS_DB)")
     search.add_argument("--kb", help="knowledge base name (default: default, env SEAMS_KB)")
     search.add_argument("--json", action="store_true", help="stable machine-readable output")

@@ -135,4 +135,4 @@ def test_hybrid_weights_full_text_above_the_vector_ranking():
     fts = [{"chunk_id": "b"}, {"chunk_id": "c"}]
     assert [r["chunk_id"] for r in fuse(vector, fts, 3)] == ["b", "c", "a"], "a full-text hit outranks a vector-only one"
     assert [r["chunk_id"] for r in fuse(vector, fts, 3, vector_weight=1.0)] == ["b", "a", "c"], "equal weights: plain RRF"
-    assert DEFAULT_MODE == "fts"
+    assert DEFAULT_MODE == "hybrid"

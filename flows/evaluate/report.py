@@ -325,8 +325,8 @@ _DEFINITIONS = """## How the numbers are computed
 - Retrieval: every configuration is its own LanceDB table over the whole collection. Vector search
   is exact (cosine, no ANN index); full-text is BM25 as `seams search` runs it (stemmed words for
   queries in Latin letters, character 2–3-grams otherwise, e.g. Korean); hybrid is reciprocal-rank
-  fusion of the two top-{depth} lists, as `seams search --mode hybrid` runs it (a vector rank weighted
-  0.1 against a full-text rank).
+  fusion of the two top-{depth} lists, as `seams search` runs it (a vector rank weighted 0.02 against
+  a full-text rank).
 """
 
 
