@@ -167,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "recursive:400/0, none)")
     evaluate.add_argument("--variant", action="append", metavar="KEY=VALUE[,KEY=VALUE]",
                           help="a variant of seams' default, e.g. max=400 or heading=on or strategy=section,max=600 "
-                          "(keys: max, min, ceiling, heading, strategy; repeatable)")
+                          "(keys: max, min, ceiling, pack, heading, cells=plain|piped, strategy; repeatable)")
     evaluate.add_argument("--out", help="report folder (default reports/evaluate-DATASET-EMBEDDER)")
     evaluate.add_argument("--db", default=".seams/evaluate",
                           help="evaluation LanceDB directory, keeps the embedding cache (default .seams/evaluate)")
