@@ -32,7 +32,7 @@ from flows.embedders import get_embedder, text_hash
 from flows.evaluate import metrics
 from flows.evaluate.configs import configurations
 from flows.evaluate.runner import Options, embed_texts, load_dataset
-from flows.search import RRF_K, ensure_fts_index, fts_column
+from flows.search import ensure_fts_index, fts_column, fuse
 from flows.store import Store
 
 Scored = list[tuple[metrics.Span, float]]  # a ranking, best first, with each chunk's score
@@ -62,15 +62,18 @@ def rankings(table, questions, vectors: np.ndarray, depth: int) -> tuple[list[Sc
     return vector, fts
 
 
-def rrf(vector: Scored, fts: Scored, weight: float, pool: bool = False) -> list[metrics.Span]:
-    scores: dict[metrics.Span, float] = {}
-    for rank, (span, _) in enumerate(fts, start=1):
-        scores[span] = 1.0 / (RRF_K + rank)
-    for rank, (span, _) in enumerate(vector, start=1):
-        if pool and span not in scores:
-            continue
-        scores[span] = scores.get(span, 0.0) + weight / (RRF_K + rank)
-    return sorted(scores, key=lambda s: (-scores[s], s.doc_id, s.start))
+def rrf(vector: Scored, fts: Scored, weight: float) -> list[metrics.Span]:
+    """The fusion ``seams search --mode hybrid`` runs (:func:`flows.search.fuse`), at ``weight``."""
+    def rows(ranking: Scored) -> list[dict]:
+        return [{"chunk_id": f"{span.doc_id}\x00{span.start:012d}", "span": span} for span, _ in ranking]
+
+    return [row["span"] for row in fuse(rows(vector), rows(fts), len(vector) + len(fts), weight)]
+
+
+def pool(vector: Scored, fts: Scored, weight: float) -> list[metrics.Span]:
+    """Like :func:`rrf`, but the vector ranking only re-orders what full text found."""
+    found = {span for span, _ in fts}
+    return rrf([(span, score) for span, score in vector if span in found], fts, weight)
 
 
 def mix(vector: Scored, fts: Scored, alpha: float) -> list[metrics.Span]:
@@ -91,7 +94,7 @@ def fusions() -> dict[str, Callable[[Scored, Scored], list[metrics.Span]]]:
     }
     for weight in (0.02, 0.05, 0.1, 0.25, 0.5, 1.0):
         out[f"rrf w={weight}"] = lambda v, f, w=weight: rrf(v, f, w)
-        out[f"pool w={weight}"] = lambda v, f, w=weight: rrf(v, f, w, pool=True)
+        out[f"pool w={weight}"] = lambda v, f, w=weight: pool(v, f, w)
     for alpha in (0.1, 0.2, 0.3, 0.5):
         out[f"mix a={alpha}"] = lambda v, f, a=alpha: mix(v, f, a)
     return out
@@ -123,11 +126,11 @@ def main(argv: list[str] | None = None) -> int:
         vector, fts = rankings(table, dataset.questions, vectors, options.depth)
         print(f"\n{dataset.name} · {config.name} · k={args.k} · {len(dataset.questions)} questions")
         print(f"{'ranking':<14} {'hit@k %':>8} {'recall %':>9}" + "".join(f" {'hit ' + g:>8}" for g in languages))
-        for name, fuse in fusions().items():
+        for name, ranking in fusions().items():
             hits, recalls, by_language = [], [], {g: [] for g in languages}
             for question, v, f in zip(dataset.questions, vector, fts, strict=True):
                 excerpts = [metrics.Span(e.doc_id, e.start, e.end) for e in question.excerpts]
-                scores = metrics.overlap_scores(excerpts, fuse(v, f)[:args.k])
+                scores = metrics.overlap_scores(excerpts, ranking(v, f)[:args.k])
                 hits.append(scores.hit)
                 recalls.append(scores.recall)
                 if question.language:

@@ -199,8 +199,8 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     settings = config_settings(config, options, dataset.name)
     embedder = get_embedder(options.embedder, options.threads)
     store = Store(options.store_uri, settings.kb)
-    embedded = [embed_text(c, config.heading_path, config.plain_cells) for _, chunks in cuts.values() for c in chunks]
-    texts = {text_hash(text): text for text in embedded}
+    to_embed = [embed_text(c, config.heading_path, config.plain_cells) for _, chunks in cuts.values() for c in chunks]
+    texts = {text_hash(text): text for text in to_embed}
     vectors, embedded, embed_seconds = embed_texts(texts, embedder, store, options.batch, config.name)
     started = time.perf_counter()
     table_name = f"{settings.kb}__{CHUNKS}"
