@@ -89,7 +89,7 @@ def main() -> None:
         dim = len(rows[0]["vector"])
         by_file: dict[str, list[dict]] = {}
         for row in rows:
-            by_file.setdefault(row["doc_id"], []).append(row)
+            by_file.setdefault(row["source"], []).append(row)
         doc_ids = sorted(by_file)
 
         def seams_writes() -> int:

@@ -75,9 +75,10 @@ def print_summary(out: Console, report) -> None:
         table = Table(title=f"seams ingest — {len(report.files)} files", show_lines=False)
         for column in ("file", "action", "type", "strategy", "rule", "chunks", "tokens", "error"):
             table.add_column(column, overflow="fold", justify="right" if column in ("chunks", "tokens") else "left")
+        several_roots = len({f.root for f in shown}) > 1  # then a file's folder tells same-named files apart
         for f in shown[:TABLE_ROWS]:
             error = f"{f.error_kind}: {f.error}" if f.error_kind else ""
-            table.add_row(f.doc_id, f"[{_STYLE.get(f.action, '')}]{f.action}[/]", f.format, f.strategy, f.rule,
+            table.add_row(f"{Path(f.root).name}/{f.doc_id}" if several_roots else f.doc_id, f"[{_STYLE.get(f.action, '')}]{f.action}[/]", f.format, f.strategy, f.rule,
                           str(f.chunks) if f.format else "", str(f.tokens) if f.format else "", error)
         out.print(table)
         if len(shown) > TABLE_ROWS:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import contextlib
+import logging
 import multiprocessing
 import os
 import re
@@ -37,6 +38,8 @@ from flows.progress import Listeners
 from flows.settings import Settings
 from flows.store import Store, now
 from flows.sync import plan_sync
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -195,10 +198,10 @@ def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) ->
     return vectors, len(fresh), len(cached)
 
 
-def write_rows(store: Store, rows: list[dict], doc_ids: list[str], dim: int, entries: list[dict]) -> tuple[int, int]:
+def write_rows(store: Store, rows: list[dict], paths: list[str], dim: int, entries: list[dict]) -> tuple[int, int]:
     """Replace the batch's chunks (one commit), then record the files in the manifest. Both are
     idempotent, so a retry after a failure between the two is safe."""
-    written = store.replace_documents(rows, doc_ids, dim)
+    written = store.replace_documents(rows, paths, dim)
     store.write_manifest(entries)
     return written
 
@@ -207,8 +210,8 @@ def write_manifest_rows(store: Store, entries: list[dict]) -> None:
     store.write_manifest(entries)
 
 
-def forget_files(store: Store, doc_ids: list[str]) -> int:
-    return store.forget(doc_ids)
+def forget_files(store: Store, paths: list[str]) -> int:
+    return store.forget(paths)
 
 
 @dataclass(frozen=True)
@@ -270,7 +273,7 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: dict[str, list[flo
     for ordinal, chunk in enumerate(outcome.chunks):
         to_embed = embed_text(chunk, settings.embed_heading_path, settings.embed_plain_cells)
         rows.append({
-            "chunk_id": f"{outcome.ref.doc_id}#{ordinal}",
+            "chunk_id": f"{outcome.ref.path}#{ordinal}",
             "doc_id": outcome.ref.doc_id,
             "source": outcome.ref.path,
             "root": outcome.ref.root,
@@ -349,15 +352,15 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     done = 0
     for ref in plan.unchanged:
         done += 1
-        report.files.append(_unchanged_report(ref, manifest[ref.doc_id]))
+        report.files.append(_unchanged_report(ref, manifest[ref.path]))
         progress.notify(report.files[-1], done, total)
-    for doc_id in plan.unreachable:
-        row = manifest[doc_id]
-        report.files.append(FileReport(doc_id, row["root"], "kept", "failed", row["format"], row["strategy"],
+    for path in plan.unreachable:
+        row = manifest[path]
+        report.files.append(FileReport(row["doc_id"], row["root"], "kept", "failed", row["format"], row["strategy"],
                                        row["rule"], row["evidence"], row["chunks"], row["tokens"], "unreadable",
                                        "its folder could not be listed; the chunks indexed before are kept"))
-    touched = [dict(manifest[r.doc_id], mtime=r.mtime, size=r.size) for r in plan.unchanged
-               if manifest[r.doc_id]["mtime"] != r.mtime]
+    touched = [dict(manifest[r.path], mtime=r.mtime, size=r.size) for r in plan.unchanged
+               if manifest[r.path]["mtime"] != r.mtime]
     if touched:
         steps.manifest(store, touched)
     steps.on_batch(done, total)
@@ -375,27 +378,32 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
             report.reused_vectors += reused
             indexed_at = now()
             rows: list[dict] = []
-            replace_ids: list[str] = []
+            replace_paths: list[str] = []
             for outcome in outcomes:
-                known = outcome.ref.doc_id in manifest
+                known = outcome.ref.path in manifest
                 if outcome.error_kind and known and outcome.error_kind in KEEP_OLD_CHUNKS:
                     continue  # cannot read it now: its old chunks stay
-                replace_ids.append(outcome.ref.doc_id)
+                replace_paths.append(outcome.ref.path)
                 rows.extend(chunk_rows(outcome, settings, vectors, dim, indexed_at))
             entries = [manifest_entry(o, fingerprint, indexed_at) for o in outcomes]
-            written, deleted = steps.write(store, rows, replace_ids, dim, entries)
+            written, deleted = steps.write(store, rows, replace_paths, dim, entries)
             report.rows_written += written
             report.rows_deleted += deleted
             for outcome in outcomes:
                 done += 1
-                report.files.append(_file_report(outcome, outcome.ref.doc_id in manifest))
+                report.files.append(_file_report(outcome, outcome.ref.path in manifest))
                 progress.notify(report.files[-1], done, total)
             steps.on_batch(done, total)
     if plan.deleted:
         report.rows_deleted += steps.forget(store, plan.deleted)
-        for doc_id in plan.deleted:
-            report.files.append(FileReport(doc_id, manifest[doc_id]["root"], "deleted", "deleted"))
-    store.maintain(len(plan.to_cut) + len(plan.deleted))  # indexes; compaction when commits piled up
+        for path in plan.deleted:
+            report.files.append(FileReport(manifest[path]["doc_id"], manifest[path]["root"], "deleted", "deleted"))
+    orphans = store.orphans(store.manifest() if plan.to_cut or plan.deleted else manifest)
+    if orphans:  # chunks of a file deleted after a run died before recording it
+        log.warning("removing the chunks of %d files that are gone and were never recorded (a run was "
+                    "interrupted): %s", len(orphans), ", ".join(orphans[:5]))
+        report.rows_deleted += steps.forget(store, orphans)
+    store.maintain(len(plan.to_cut) + len(plan.deleted) + len(orphans))  # indexes; compaction when commits piled up
     report.seconds = time.perf_counter() - started
     return report
 

@@ -1,7 +1,8 @@
 """The LanceDB store: chunk rows, the manifest of indexed files, and an embedding cache.
 
 A knowledge base ``KB`` is two tables, ``KB__chunks`` and ``KB__manifest``; one KB never reads or
-deletes another's rows. The embedding cache (``embedding_cache``) is keyed by embedder and text
+deletes another's rows. A file is known by its path (``path`` in the manifest, ``source`` in the
+chunks): two folders indexed into one KB keep their same-named files apart. The embedding cache (``embedding_cache``) is keyed by embedder and text
 hash and holds no document rows, so all KBs share it.
 
 Writes: a batch of files' chunks replaces those files' old chunks in one ``merge_insert`` commit
@@ -16,7 +17,10 @@ would miss them) and stemmed English words over ``embed_text`` (better ranking f
 queries); an IVF_PQ vector index from :data:`VECTOR_INDEX_MIN_ROWS` rows (below that, exact search
 is fast and exact). Searches also scan rows written since an index was last updated, so results
 are current right after a write; compaction (``optimize``), run after large runs or once commits
-have piled up, folds those rows into the indexes and removes old versions.
+have piled up, folds those rows into the indexes and removes old versions. Old versions are also
+pruned on their own once :data:`PRUNE_VERSIONS` have piled up: every version older than
+:data:`KEEP_VERSIONS` goes, with the data and index files only it used, so a database indexed on a
+schedule for months stays near the size of a fresh ingest.
 """
 
 from __future__ import annotations
@@ -45,8 +49,14 @@ VECTOR_INDEX_MIN_ROWS = 50_000
 TOO_MANY_FRAGMENTS = 32
 #: ... or after a run that changed at least this many files.
 LARGE_RUN_FILES = 200
-#: Versions older than this are removed by compaction (a reader holding one longer may fail).
+#: Versions older than this are removed by compaction and pruning (a reader holding one longer may fail).
 KEEP_VERSIONS = dt.timedelta(minutes=10)
+#: The embedding cache is pruned to the texts the database's chunks hold once it has this many times
+#: their number of rows (texts edited away or deleted leave their vectors behind).
+CACHE_SLACK = 2
+#: Old versions are pruned once a table has this many: every commit makes a version, and each keeps
+#: the data files it needs, so a table written by months of scheduled runs would grow without bound.
+PRUNE_VERSIONS = 12
 
 log = logging.getLogger(__name__)
 
@@ -180,37 +190,60 @@ class Store:
 
     # -- manifest ----------------------------------------------------------------------------
     def manifest(self) -> dict[str, dict]:
+        """The manifest rows by file path."""
         table = self.manifest_table()
         if table is None:
             return {}
-        return {row["doc_id"]: row for row in table.to_arrow().to_pylist()}
+        return {row["path"]: row for row in table.to_arrow().to_pylist()}
 
     def write_manifest(self, entries: Sequence[dict]) -> None:
         if not entries:
             return
         table = self.manifest_table(create=True)
         data = pa.Table.from_pylist(list(entries), schema=MANIFEST_SCHEMA)
-        table.merge_insert("doc_id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+        table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all().execute(data)
 
-    def forget(self, doc_ids: Sequence[str]) -> int:
+    def forget(self, paths: Sequence[str]) -> int:
         """Remove files' chunks and manifest rows (files deleted from the folder)."""
-        if not doc_ids:
+        if not paths:
             return 0
         removed = 0
         chunks = self.chunks_table()
-        for start in range(0, len(doc_ids), 500):
-            part = doc_ids[start:start + 500]
+        for start in range(0, len(paths), 500):
+            part = paths[start:start + 500]
             if chunks is not None:
-                removed += chunks.delete(in_list("doc_id", part)).num_deleted_rows
+                removed += chunks.delete(in_list("source", part)).num_deleted_rows
             manifest = self.manifest_table()
             if manifest is not None:
-                manifest.delete(in_list("doc_id", part))
+                manifest.delete(in_list("path", part))
         return removed
 
+    def orphans(self, manifest: dict[str, dict]) -> list[str]:
+        """Paths of files that have chunks but no manifest row (``manifest``, by path) and no longer
+        exist: left by a run killed between a batch's chunk commit and its manifest commit, after
+        which the file was deleted or renamed, so no run would look at them again.
+
+        Rows of a file that still exists are left alone: the next run of its folder cuts it again
+        (it is not in the manifest), and a concurrent run may be about to record it. The full scan
+        of the ``source`` column runs only when the row count disagrees with the manifest's.
+        """
+        import os
+
+        import pyarrow.compute as pc
+
+        chunks = self.chunks_table()
+        if chunks is None:
+            return []
+        if chunks.count_rows() == sum(row["chunks"] or 0 for row in manifest.values()):
+            return []
+        sources = pc.unique(chunks.search().select(["source"]).limit(None).to_arrow()["source"]).to_pylist()
+        return sorted(s for s in sources if s is not None and s not in manifest and not os.path.lexists(s))
+
     # -- chunks ------------------------------------------------------------------------------
-    def replace_documents(self, rows: Sequence[dict], doc_ids: Sequence[str], dim: int) -> tuple[int, int]:
-        """Make the given files' chunks exactly ``rows``, in one commit. Returns (written, deleted)."""
-        if not doc_ids:
+    def replace_documents(self, rows: Sequence[dict], paths: Sequence[str], dim: int) -> tuple[int, int]:
+        """Make the chunks of the files at ``paths`` exactly ``rows``, in one commit. Returns (written,
+        deleted)."""
+        if not paths:
             return 0, 0
         table = self.chunks_table(dim)
         stored_dim = table.schema.field("vector").type.list_size
@@ -219,12 +252,12 @@ class Store:
                              f"ones; index into another --kb (or delete this one) to change embedders")
         data = pa.Table.from_pylist(list(rows), schema=chunk_schema(dim))
         if data.num_rows == 0:
-            return 0, table.delete(in_list("doc_id", doc_ids)).num_deleted_rows
+            return 0, table.delete(in_list("source", paths)).num_deleted_rows
         result = (
             table.merge_insert("chunk_id")
             .when_matched_update_all()
             .when_not_matched_insert_all()
-            .when_not_matched_by_source_delete(in_list("doc_id", doc_ids))
+            .when_not_matched_by_source_delete(in_list("source", paths))
             .execute(data)
         )
         return data.num_rows, result.num_deleted_rows
@@ -263,9 +296,16 @@ class Store:
             if chunks is not None:
                 done += ensure_indexes(chunks, vector_min_rows)
             for table in (chunks, self.manifest_table(), *self._cache_tables()):
-                if table is not None and (changed_files >= LARGE_RUN_FILES or _needs_compaction(table)):
+                if table is None:
+                    continue
+                if changed_files >= LARGE_RUN_FILES or _needs_compaction(table):
                     table.optimize(cleanup_older_than=KEEP_VERSIONS)
                     done.append(f"compact {table.name}")
+                elif _needs_pruning(table):
+                    table.optimize(cleanup_older_than=KEEP_VERSIONS)
+                    done.append(f"prune {table.name}")
+            if self.prune_cache():
+                done.append("prune embedding cache")
         except Exception as exc:
             log.warning("LanceDB upkeep of %s (kb %s) failed, the data is committed: %s", self.uri, self.kb, exc)
         return done
@@ -275,6 +315,33 @@ class Store:
         listed = self.db.list_tables()
         names = getattr(listed, "tables", listed)
         return [self._open(name) for name in names if name.startswith(f"{CACHE}__")]
+
+    def prune_cache(self) -> int:
+        """Drop cached vectors that no chunk of any knowledge base in this database holds, once the
+        cache has :data:`CACHE_SLACK` times as many rows as all chunk tables together (a vector that
+        comes back later is embedded again). Returns the number of rows removed."""
+        from flows.embedders import text_hash
+
+        caches = [t for t in self._cache_tables() if t is not None]
+        if not caches:
+            return 0
+        listed = self.db.list_tables()
+        chunk_tables = [self._open(n) for n in getattr(listed, "tables", listed) if n.endswith(f"__{CHUNKS}")]
+        chunk_tables = [t for t in chunk_tables if t is not None]
+        live_rows = sum(t.count_rows() for t in chunk_tables)
+        if sum(t.count_rows() for t in caches) <= CACHE_SLACK * live_rows:
+            return 0
+        live: set[str] = set()
+        for table in chunk_tables:
+            for batch in table.search().select(["embed_text"]).limit(None).to_batches():
+                live.update(text_hash(text) for text in batch.column("embed_text").to_pylist() if text is not None)
+        removed = 0
+        for cache in caches:
+            hashes = cache.search().select(["text_hash"]).limit(None).to_arrow().column("text_hash").to_pylist()
+            dead = [h for h in hashes if h not in live]
+            for start in range(0, len(dead), 500):
+                removed += cache.delete(in_list("text_hash", dead[start:start + 500])).num_deleted_rows
+        return removed
 
     def cached_vectors(self, embedder: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         table = self._open(cache_table_name(embedder))
@@ -304,6 +371,17 @@ class Store:
             self.db.create_table(cache_table_name(embedder), data=data, exist_ok=True)
             return
         table.merge_insert("key").when_not_matched_insert_all().execute(data)
+
+
+def _needs_pruning(table) -> bool:
+    """Versions have piled up, and some are older than the retention. Ages are measured from the
+    table's newest commit (LanceDB's version timestamps carry no time zone), so a run that committed
+    nothing never prunes, and pruning comes at most about once per retention period."""
+    versions = table.list_versions()
+    if len(versions) < PRUNE_VERSIONS:
+        return False
+    stamps = [v["timestamp"] for v in versions]
+    return max(stamps) - min(stamps) > KEEP_VERSIONS
 
 
 def _needs_compaction(table) -> bool:

@@ -11,8 +11,11 @@ Deletion is cautious, because a file that cannot be reached now is not a deleted
 - files under a directory that cannot be listed are kept (neither cut nor deleted);
 - a root that is a single file speaks for that file only, never for the rest of its folder.
 
-A document id is the path relative to its root, so two roots of one run that hold the same
-relative path would overwrite each other; that is refused with a :class:`ValueError`.
+A file's identity in the index is its path (its root joined with its path relative to the root):
+two folders that both hold ``notes.md`` are two documents, whether indexed in one run or in two
+(``doc_id``, the relative path, is what reports show). A run speaks only for its own roots: it never
+deletes what another root indexed. A file reached from two roots of one run (a folder and a
+subfolder of it) is taken once, by the first.
 """
 
 from __future__ import annotations
@@ -31,49 +34,42 @@ RETRY_KINDS = frozenset({"timeout", "error", "unreadable"})
 class Plan:
     to_cut: list[FileRef]
     unchanged: list[FileRef]
-    deleted: list[str]
+    deleted: list[str]  # paths (the manifest's keys) of files gone from their root
     refused: list[str]  # roots whose deletions were refused (empty or missing)
-    hashes: dict[str, str]  # content hashes computed while planning (files whose mtime moved)
-    unreachable: list[str]  # indexed files under directories that could not be listed: kept
+    hashes: dict[str, str]  # content hashes computed while planning (files whose mtime moved), by path
+    unreachable: list[str]  # paths of indexed files under directories that could not be listed: kept
 
 
 def plan_sync(roots: Sequence[str], manifest: dict[str, dict], fingerprint: str, allow_mass_delete: bool) -> Plan:
-    """Decide, from the manifest and the file system alone, what this run cuts, skips and removes."""
+    """Decide, from the manifest (rows by path) and the file system alone, what this run cuts, skips
+    and removes."""
     to_cut: list[FileRef] = []
     unchanged: list[FileRef] = []
     deleted: list[str] = []
     refused: list[str] = []
     hashes: dict[str, str] = {}
     unreachable: list[str] = []
-    owners: dict[str, str] = {}  # doc id -> the path that claimed it in this run
-    present_before: set[str] = set()  # doc ids planned by an earlier root (a file passed with its folder)
+    claimed: set[str] = set()  # paths planned by an earlier root (a file passed with its folder)
     for root in dict.fromkeys(str(Path(r).resolve()) for r in roots):  # each root once, in order
         found = scan(root)
-        files: list[FileRef] = []
-        for ref in found.files:
-            owner = owners.setdefault(ref.doc_id, ref.path)
-            if owner != ref.path:
-                raise ValueError(
-                    f"{owner} and {ref.path} would both be indexed as {ref.doc_id!r} (ids are paths relative "
-                    f"to each folder); index these folders into separate knowledge bases (--kb)")
-            if ref.doc_id not in present_before:
-                files.append(ref)
-        present = {ref.doc_id for ref in found.files}
+        files = [ref for ref in found.files if ref.path not in claimed]
+        present = {ref.path for ref in found.files}
         if found.single_file:
-            known = [ref.doc_id for ref in found.files if ref.doc_id in manifest]
+            known = [ref.path for ref in found.files if ref.path in manifest]
         else:
-            known = [doc_id for doc_id, row in manifest.items() if row["root"] == found.root]
-        missing = [doc_id for doc_id in known if doc_id not in present]
-        out_of_reach = {d for d in missing if any(_under(d, directory) for directory in found.unreadable)}
+            known = [path for path, row in manifest.items() if row["root"] == found.root]
+        missing = [path for path in known if path not in present]
+        out_of_reach = {p for p in missing
+                        if any(_under(manifest[p]["doc_id"], directory) for directory in found.unreadable)}
         unreachable.extend(d for d in missing if d in out_of_reach)
         gone = [d for d in missing if d not in out_of_reach]
         if gone and not found.files and not found.unreadable and not allow_mass_delete:
             refused.append(found.root)  # an emptied or unmounted root never wipes the index
         else:
             deleted.extend(gone)
-        present_before.update(present)
+        claimed.update(present)
         for ref in files:
-            row = manifest.get(ref.doc_id)
+            row = manifest.get(ref.path)
             if (row is None or row["config"] != fingerprint or row["root"] != ref.root
                     or row["error_kind"] in RETRY_KINDS):
                 to_cut.append(ref)
@@ -86,10 +82,10 @@ def plan_sync(roots: Sequence[str], manifest: dict[str, dict], fingerprint: str,
             except OSError:
                 to_cut.append(ref)  # cutting will record why it cannot be read (and keep its chunks)
                 continue
-            hashes[ref.doc_id] = digest
+            hashes[ref.path] = digest
             (unchanged if digest == row["content_hash"] else to_cut).append(ref)
-    # A file that left one root for another root of this run is moved, not deleted.
-    deleted = [doc_id for doc_id in deleted if doc_id not in owners]
+    # A file indexed under one root and reached from another root of this run is kept.
+    deleted = [path for path in deleted if path not in claimed]
     return Plan(to_cut, unchanged, deleted, refused, hashes, unreachable)
 
 

@@ -112,7 +112,7 @@ def _wait_for(predicate, timeout: float, every: float = 1.0) -> bool:
 
 def _indexed(db: str) -> set[str]:
     try:
-        return {doc for doc, row in Store(db).manifest().items() if row["status"] == "indexed"}
+        return {row["doc_id"] for row in Store(db).manifest().values() if row["status"] == "indexed"}
     except Exception:  # the table is being created by the served run right now
         return set()
 

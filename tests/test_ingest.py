@@ -102,7 +102,7 @@ def test_unreadable_file_keeps_its_chunks_and_empty_root_refuses_mass_delete(pre
     notes = next(f for f in report.files if f.doc_id == "notes.md")
     assert notes.action == "kept" and notes.error_kind == "corrupt"
     assert [r for r in _table(db) if r["doc_id"] == "notes.md"] == [r for r in before if r["doc_id"] == "notes.md"]
-    manifest = Store(db).manifest()
+    manifest = {row["doc_id"]: row for row in Store(db).manifest().values()}
     assert manifest["notes.md"]["error_kind"] == "corrupt"
 
     shutil.rmtree(root)

@@ -103,7 +103,7 @@ def test_full_text_sees_writes_after_the_index_was_built(tmp_path):
     dim = 512
 
     def rows(doc_id: str, text: str) -> list[dict]:
-        return [{"chunk_id": f"{doc_id}#0", "doc_id": doc_id, "text": text, "embed_text": text, "ordinal": 0,
+        return [{"chunk_id": f"{doc_id}#0", "doc_id": doc_id, "source": doc_id, "text": text, "embed_text": text, "ordinal": 0,
                  "indexed_at": now(), "embedder": "hashing", "vector": [0.0] * (dim - 1) + [1.0]}]
 
     store.replace_documents(rows("old", "초기 문서 the original zeppelin"), ["old"], dim)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 import pyarrow as pa
 import pytest
 
 from flows.store import (
+    PRUNE_VERSIONS,
     TOO_MANY_FRAGMENTS,
     Store,
     cache_table_name,
@@ -26,9 +29,10 @@ HOSTILE = ["it's.txt", "it''s.txt", "x' OR '1'='1", "100%.txt", "100_.txt", "100
 
 
 def row(doc_id: str, ordinal: int, text: str = "", dim: int = DIM, seed: int = 0) -> dict:
+    """A chunk row whose file path (``source``, what the store keys files by) is ``doc_id`` itself."""
     vector = np.random.default_rng(abs(hash((doc_id, ordinal, seed))) % 2**32).random(dim, dtype=np.float32)
     return {
-        "chunk_id": f"{doc_id}#{ordinal}", "doc_id": doc_id, "source": f"/docs/{doc_id}", "root": "/docs",
+        "chunk_id": f"{doc_id}#{ordinal}", "doc_id": doc_id, "source": doc_id, "root": "/docs",
         "content_hash": "h", "format": "txt", "strategy": "general", "rule": "default", "ordinal": ordinal,
         "text": text or f"chunk {ordinal} of {doc_id}", "embed_text": text or f"chunk {ordinal} of {doc_id}",
         "tokens": 5, "heading_path": "", "char_start": 0, "char_end": 5, "embedder": "test", "dim": dim,
@@ -59,7 +63,7 @@ def test_predicates_match_exactly_one_name(db_path, name):
     store.replace_documents([r for n in HOSTILE for r in doc_rows(n, 2)], HOSTILE, DIM)
     table = store.chunks_table()
     assert table.count_rows(f"doc_id = {sql_string(name)}") == 2
-    assert table.count_rows(in_list("doc_id", [name])) == 2
+    assert table.count_rows(in_list("source", [name])) == 2
     store.forget([name])
     left = {r["doc_id"] for r in store.rows(["doc_id"])}
     assert left == set(HOSTILE) - {name}, "a delete reached other files"
@@ -114,14 +118,14 @@ def test_a_table_whose_creation_was_cut_short_is_healed(db_path, tmp_path):
     store = Store(db_path)
     assert store.manifest() == {} and store.count() == 0
     store.replace_documents(doc_rows("a", 2), ["a"], DIM)
-    store.write_manifest([{"doc_id": "a", "root": "/docs", "path": "/docs/a", "status": "indexed"}])
+    store.write_manifest([{"doc_id": "a", "root": "/docs", "path": "a", "status": "indexed"}])
     assert chunk_ids(store) == ["a#0", "a#1"] and set(store.manifest()) == {"a"}
 
 
 def test_manifest_upsert_and_forget(db_path):
     store = Store(db_path)
-    store.write_manifest([{"doc_id": n, "root": "/docs", "status": "indexed", "chunks": 1} for n in HOSTILE])
-    store.write_manifest([{"doc_id": "it's.txt", "root": "/docs", "status": "failed", "chunks": 0}])
+    store.write_manifest([{"doc_id": n, "root": "/docs", "path": n, "status": "indexed", "chunks": 1} for n in HOSTILE])
+    store.write_manifest([{"doc_id": "it's.txt", "root": "/docs", "path": "it's.txt", "status": "failed", "chunks": 0}])
     manifest = store.manifest()
     assert set(manifest) == set(HOSTILE) and manifest["it's.txt"]["status"] == "failed"
     store.forget(["it's.txt", "100%.txt"])
@@ -178,3 +182,46 @@ def test_vector_index_from_the_threshold_keeps_exact_top_hit(db_path):
     for probe in rows[::97]:  # with exact re-ranking of the candidates, a stored vector finds itself
         hits = table.search(probe["vector"], vector_column_name="vector").metric("cosine").limit(1).refine_factor(10)
         assert hits.to_list()[0]["chunk_id"] == probe["chunk_id"]
+
+
+def _size(path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def test_old_versions_are_pruned_once_they_pile_up(db_path, tmp_path, monkeypatch):
+    """Issue #16.5: every commit leaves a version with its data files; months of scheduled runs grew
+    a database to 13x a fresh ingest's size, because versions were dropped only with compaction."""
+    import flows.store
+
+    store = Store(db_path)
+    for i in range(PRUNE_VERSIONS):  # one file rewritten over and over: few fragments, many versions
+        store.replace_documents(doc_rows("a", 20, seed=i), ["a"], DIM)
+    table = store.chunks_table()
+    assert not flows.store._needs_compaction(table)
+    assert "prune default__chunks" not in store.maintain(changed_files=1), "recent versions are kept"
+    grown = _size(tmp_path / "lancedb" / "default__chunks.lance")
+
+    monkeypatch.setattr(flows.store, "KEEP_VERSIONS", dt.timedelta(milliseconds=1))  # as if the retention had passed
+    assert "prune default__chunks" in store.maintain(changed_files=1)
+    table = store.chunks_table()
+    assert len(table.list_versions()) <= 2
+    assert _size(tmp_path / "lancedb" / "default__chunks.lance") < grown / 4
+    assert chunk_ids(store) == sorted(f"a#{i}" for i in range(20)) and store.count() == 20
+    assert "prune default__chunks" not in store.maintain(changed_files=1), "nothing left to prune"
+
+
+def test_the_embedding_cache_forgets_texts_no_chunk_holds_once_it_outgrows_them(db_path):
+    from flows.embedders import text_hash
+
+    store = Store(db_path)
+    store.replace_documents(doc_rows("a", 3), ["a"], DIM)
+    live = {text_hash(f"chunk {i} of a"): np.ones(4, dtype=np.float32) for i in range(3)}
+    store.cache_vectors("e", live)
+    assert "prune embedding cache" not in store.maintain(changed_files=1)
+    edited_away = {text_hash(f"an old version {i}"): np.ones(4, dtype=np.float32) for i in range(3)}
+    store.cache_vectors("e", edited_away)  # twice the chunks' texts: within the slack, kept
+    assert "prune embedding cache" not in store.maintain(changed_files=1)
+    assert store.cached_vectors("e", list(edited_away)).keys() == edited_away.keys()
+    store.cache_vectors("e", {text_hash("one more"): np.ones(4, dtype=np.float32)})
+    assert "prune embedding cache" in store.maintain(changed_files=1)
+    assert store.cached_vectors("e", [*live, *edited_away, text_hash("one more")]).keys() == live.keys()

@@ -3,6 +3,7 @@ of the real flow do (Prefect test harness, real LanceDB, the ``hashing`` embedde
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -19,9 +20,15 @@ VOLATILE = ("indexed_at", "source", "root")
 
 
 def comparable_rows(db: str, kb: str = "default") -> list[dict]:
-    """The chunks table as sorted plain rows, without the columns two equal ingests may differ in."""
-    rows = Store(db, kb).rows()
+    """The chunks table as sorted plain rows, without the columns two equal ingests may differ in
+    (chunk ids start with the file's path: compared relative to the root)."""
+    rows = [dict(r, chunk_id=f"{r['doc_id']}#{r['ordinal']}") for r in Store(db, kb).rows()]
     return sorted(({k: v for k, v in r.items() if k not in VOLATILE} for r in rows), key=lambda r: r["chunk_id"])
+
+
+def manifest_by_doc(db: str, kb: str = "default") -> dict[str, dict]:
+    """The manifest by path relative to the root (the store keys it by full path)."""
+    return {row["doc_id"]: row for row in Store(db, kb).manifest().values()}
 
 
 def settings(db: str | Path, **kw) -> Settings:
@@ -90,44 +97,72 @@ def test_unreadable_folders_are_reported_not_dropped(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "scandir", scandir)
     found = scan(tmp_path)
     assert [r.doc_id for r in found.files] == ["ok/a.txt"] and found.unreadable == ["locked"]
-    manifest = {d: _row(d, str(tmp_path)) for d in ("ok/a.txt", "locked/b.txt", "gone.txt")}
+    manifest = _manifest(str(tmp_path), "ok/a.txt", "locked/b.txt", "gone.txt")
     plan = plan_sync([str(tmp_path)], manifest, "fp", allow_mass_delete=False)
-    assert plan.deleted == ["gone.txt"] and plan.unreachable == ["locked/b.txt"]
+    assert plan.deleted == [f"{tmp_path}/gone.txt"] and plan.unreachable == [f"{tmp_path}/locked/b.txt"]
 
 
-def _row(doc_id: str, root: str) -> dict:
-    return {"doc_id": doc_id, "root": root, "size": -1, "mtime": 0.0, "content_hash": "", "config": "fp",
-            "error_kind": ""}
+def _manifest(root: str, *doc_ids: str) -> dict[str, dict]:
+    """Manifest rows as the store gives them: by path."""
+    return {f"{root}/{d}": {"doc_id": d, "root": root, "path": f"{root}/{d}", "size": -1, "mtime": 0.0,
+                            "content_hash": "", "config": "fp", "error_kind": ""} for d in doc_ids}
 
 
 def test_a_missing_or_emptied_root_is_refused_not_wiped(tmp_path):
-    manifest = {d: _row(d, str(tmp_path / "gone")) for d in ("a.txt", "b/c.txt")}
+    manifest = _manifest(str(tmp_path / "gone"), "a.txt", "b/c.txt")
     plan = plan_sync([str(tmp_path / "gone")], manifest, "fp", allow_mass_delete=False)
     assert plan.refused == [str(tmp_path / "gone")] and plan.deleted == []
     (tmp_path / "gone").mkdir()
     plan = plan_sync([str(tmp_path / "gone")], manifest, "fp", allow_mass_delete=True)
-    assert plan.refused == [] and sorted(plan.deleted) == ["a.txt", "b/c.txt"]
+    assert plan.refused == [] and sorted(plan.deleted) == sorted(manifest)
 
 
-def test_two_roots_claiming_one_id_are_refused(tmp_path):
+def test_two_roots_holding_one_relative_path_are_two_documents(tmp_path):
     write(tmp_path / "a" / "notes.md", "a")
     write(tmp_path / "b" / "notes.md", "b")
-    with pytest.raises(ValueError, match=r"notes\.md"):
-        plan_sync([str(tmp_path / "a"), str(tmp_path / "b")], {}, "fp", allow_mass_delete=False)
+    plan = plan_sync([str(tmp_path / "a"), str(tmp_path / "b")], {}, "fp", allow_mass_delete=False)
+    assert [(r.doc_id, Path(r.root).name) for r in plan.to_cut] == [("notes.md", "a"), ("notes.md", "b")]
     # the same folder twice, or a file together with its folder, is one claim
     plan = plan_sync([str(tmp_path / "a"), str(tmp_path / "a" / "notes.md"), str(tmp_path / "a")], {}, "fp", False)
     assert [r.doc_id for r in plan.to_cut] == ["notes.md"]
+    # a folder and its subfolder: the file is taken once, by the first root
+    write(tmp_path / "a" / "sub" / "deep.md", "d")
+    plan = plan_sync([str(tmp_path / "a"), str(tmp_path / "a" / "sub")], {}, "fp", False)
+    assert sorted(r.doc_id for r in plan.to_cut) == ["notes.md", "sub/deep.md"]
 
 
-def test_the_command_line_refuses_two_folders_sharing_a_relative_path(prefect_harness, tmp_path, capsys):
-    from flows.cli import EXIT_USAGE, main
+@pytest.mark.parametrize("one_run", [True, False], ids=["one run", "two runs"])
+def test_two_folders_in_one_knowledge_base_keep_their_same_named_files(prefect_harness, tmp_path, capsys, one_run):
+    """Issue #16.1: ``seams ingest B`` after ``seams ingest A`` replaced A's notes.md with B's."""
+    from flows.cli import main
 
-    write(tmp_path / "a" / "notes.md", "a")
-    write(tmp_path / "b" / "notes.md", "b")
-    args = ["ingest", str(tmp_path / "a"), str(tmp_path / "b"), "--db", str(tmp_path / "db"), "--embedder", "hashing"]
-    assert main(args) == EXIT_USAGE
-    assert "separate knowledge bases" in capsys.readouterr().err
-    assert Store(str(tmp_path / "db")).count() == 0
+    write(tmp_path / "A" / "notes.md", "ALPHA is the first folder's note.")
+    write(tmp_path / "B" / "notes.md", "BRAVO is the second folder's note.")
+    db = str(tmp_path / "db")
+    base = ["--db", db, "--embedder", "hashing"]
+    if one_run:
+        assert main(["ingest", str(tmp_path / "A"), str(tmp_path / "B"), *base]) == 0
+    else:
+        assert main(["ingest", str(tmp_path / "A"), *base]) == 0
+        capsys.readouterr()
+        assert main(["ingest", str(tmp_path / "B"), *base, "--json"]) == 0
+        assert [f["action"] for f in json.loads(capsys.readouterr().out)["files"]] == ["added"]
+    capsys.readouterr()
+    assert main(["search", "ALPHA", "--db", db, "--mode", "fts", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert [Path(h["source"]).parent.name for h in hits] == ["A"]
+    assert sorted(Path(r["source"]).parent.name for r in Store(db).rows()) == ["A", "B"]
+    assert {Path(p).parent.name: row["doc_id"] for p, row in Store(db).manifest().items()} == {
+        "A": "notes.md", "B": "notes.md"}
+
+    # B's file deleted: B's run removes only B's document; A's stays
+    (tmp_path / "B" / "notes.md").unlink()
+    write(tmp_path / "B" / "other.md", "Something else.")
+    assert main(["ingest", str(tmp_path / "B"), *base]) == 0
+    assert sorted(Path(r["source"]).name for r in Store(db).rows()) == ["notes.md", "other.md"]
+    capsys.readouterr()
+    assert main(["search", "ALPHA", "--db", db, "--mode", "fts", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["hits"]) == 1
 
 
 # -- re-runs of the flow ------------------------------------------------------------------------
@@ -158,7 +193,7 @@ def test_rerun_is_idempotent_and_unchanged_files_are_not_parsed(prefect_harness,
     os.utime(root / "a.md", (stat.st_atime + 100, stat.st_mtime + 100))
     touched = ingest_flow([str(root)], settings(db))
     assert touched.count("unchanged") == 2 and touched.embedded == 0 and touched.rows_written == 0
-    assert Store(str(db)).manifest()["a.md"]["mtime"] == (root / "a.md").stat().st_mtime
+    assert manifest_by_doc(str(db))["a.md"]["mtime"] == (root / "a.md").stat().st_mtime
 
 
 def test_a_changed_setting_reindexes_every_file(prefect_harness, tmp_path):
@@ -209,7 +244,7 @@ def test_a_single_file_ingest_leaves_its_siblings_alone(prefect_harness, tmp_pat
     report = ingest_flow([str(root / "a.txt")], settings(db))
     assert [(f.doc_id, f.action) for f in report.files] == [("a.txt", "updated")]
     assert {r["doc_id"] for r in comparable_rows(str(db))} == {"a.txt", "b.txt"}
-    assert set(Store(str(db)).manifest()) == {"a.txt", "b.txt"}
+    assert set(manifest_by_doc(str(db))) == {"a.txt", "b.txt"}
 
 
 def test_hostile_file_names_are_synced_exactly(prefect_harness, tmp_path):
@@ -228,7 +263,7 @@ def test_hostile_file_names_are_synced_exactly(prefect_harness, tmp_path):
     fresh = tmp_path / "fresh"
     ingest_flow([str(root)], settings(fresh))
     assert comparable_rows(str(db)) == comparable_rows(str(fresh))
-    assert set(Store(str(db)).manifest()) == set(Store(str(fresh)).manifest())
+    assert set(manifest_by_doc(str(db))) == set(manifest_by_doc(str(fresh)))
 
 
 def test_deleting_in_one_knowledge_base_never_touches_another(prefect_harness, tmp_path):
@@ -270,3 +305,34 @@ def test_files_of_an_unreadable_folder_show_as_kept_in_the_report(tmp_path, monk
     assert list(kept) == ["locked/b.txt"] and kept["locked/b.txt"].error_kind == "unreadable"
     assert report.failed == 1
     assert {r["doc_id"] for r in Store(settings.db).rows()} == {"ok/a.txt", "locked/b.txt"}
+
+
+def test_chunks_of_a_file_gone_before_its_manifest_row_was_written_are_removed(tmp_path):
+    """Issue #16.3: a run killed between a batch's chunk commit and its manifest commit, then the
+    file deleted: its chunks stayed searchable forever, since no run looked at the file again."""
+    from flows.ingest import Steps, run_ingest, write_rows
+
+    root = tmp_path / "docs"
+    write(root / "kept.txt", "이 문서는 그대로 남습니다.")
+    write(root / "doomed.txt", "Zeppelin notes that are deleted before they were recorded.")
+    config = Settings(db=str(tmp_path / "db"), embedder="hashing", workers=0)
+
+    def killed_after_the_chunks(store, rows, paths, dim, entries):
+        store.replace_documents(rows, paths, dim)
+        raise KeyboardInterrupt  # dies before the manifest commit
+
+    with pytest.raises(KeyboardInterrupt):
+        run_ingest([str(root)], config, Steps(write=killed_after_the_chunks))
+    store = Store(config.db)
+    assert store.count() == 2 and store.manifest() == {}
+
+    (root / "doomed.txt").unlink()
+    write(root / "renamed.txt", "A file that arrived meanwhile.")
+    report = run_ingest([str(root)], config, Steps(write=write_rows))
+    assert sorted(f.doc_id for f in report.files) == ["kept.txt", "renamed.txt"]
+    assert sorted(r["doc_id"] for r in store.rows(["doc_id"])) == ["kept.txt", "renamed.txt"]
+    assert report.rows_deleted == 1
+    # an unchanged re-run finds nothing to remove, and a file that exists is never taken for an orphan
+    again = run_ingest([str(root)], config)
+    assert again.rows_deleted == 0 and again.count("unchanged") == 2
+    assert store.orphans({}) == []

@@ -21,10 +21,9 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from test_sync import comparable_rows, settings, write
+from test_sync import comparable_rows, manifest_by_doc, settings, write
 
 from flows.ingest import ingest_flow
-from flows.store import Store
 
 pytestmark = pytest.mark.slow
 
@@ -68,9 +67,9 @@ def _assert_equals_fresh_ingest(root: Path, db: Path, fresh: Path) -> None:
     files = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
     assert {r["doc_id"] for r in rows} == files, "orphan or missing files"
     assert rows == comparable_rows(str(fresh))
-    manifest = Store(str(db)).manifest()
+    manifest = manifest_by_doc(str(db))
     assert set(manifest) == files
-    fresh_manifest = Store(str(fresh)).manifest()
+    fresh_manifest = manifest_by_doc(str(fresh))
     for doc_id, entry in manifest.items():
         assert (entry["content_hash"], entry["chunks"], entry["status"]) == (
             fresh_manifest[doc_id]["content_hash"], fresh_manifest[doc_id]["chunks"], fresh_manifest[doc_id]["status"])

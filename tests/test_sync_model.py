@@ -31,7 +31,7 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from test_sync import comparable_rows
+from test_sync import comparable_rows, manifest_by_doc
 
 from flows.ingest import ingest_flow, run_ingest
 from flows.settings import Settings
@@ -166,7 +166,7 @@ class SyncModel(RuleBasedStateMachine):
                 name: (data, self.budget) if data != CORRUPT else self.indexed[name]
                 for name, data in self.files.items() if data != CORRUPT or name in self.indexed
             }
-            manifest = Store(self.db).manifest()
+            manifest = manifest_by_doc(self.db)
             assert set(manifest) == set(self.files)
             assert {d for d, row in manifest.items() if row["status"] == "failed"} == {
                 n for n, data in self.files.items() if data == CORRUPT}

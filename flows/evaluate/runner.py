@@ -209,12 +209,14 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     as_lists = {h: v.tolist() for h, v in vectors.items()}
     indexed_at = now()
     rows: list[dict] = []
+    paths: list[str] = []
     for doc_id, (decision, chunks) in cuts.items():
         doc = dataset.documents[doc_id]
         ref = FileRef(root=dataset.name, path=doc.path, doc_id=doc_id, size=len(doc.text), mtime=0.0)
         outcome = Outcome(ref, text_hash(doc.text), doc.format, decision, tuple(chunks), len(doc.text))
         rows.extend(chunk_rows(outcome, settings, as_lists, embedder.dim, indexed_at))
-    store.replace_documents(rows, list(cuts), embedder.dim)
+        paths.append(doc.path)
+    store.replace_documents(rows, paths, embedder.dim)
     ensure_fts_index(store.chunks_table())
     write_seconds = time.perf_counter() - started
 
