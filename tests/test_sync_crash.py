@@ -24,6 +24,7 @@ from conftest import REPO
 from test_sync import comparable_rows, manifest_by_doc, settings, write
 
 from flows.ingest import ingest_flow
+from flows.store import Store
 
 pytestmark = pytest.mark.slow
 
@@ -91,6 +92,16 @@ def test_killed_runs_leave_an_index_a_rerun_makes_exact(prefect_harness, tmp_pat
     # 1. killed during the first ingest, right after the chunks of a random batch
     status = _kill_after_commits(root, db, "chunks", rng.randint(2, batches - 2), 0.0, log)
     assert status == -signal.SIGKILL, log.read_text(errors="replace")[-2000:]
+    #    ... and the files whose chunks were written but not recorded are deleted (or renamed) before
+    #    the next run: their rows must not stay behind
+    store = Store(str(db))
+    unrecorded = sorted({r["source"] for r in store.rows(["source"])} - set(store.manifest()))
+    assert unrecorded, "the kill fell between a batch's chunks and its manifest rows"
+    (Path(unrecorded[0])).rename(root / "renamed after the kill.md")
+    for path in unrecorded[1:]:
+        Path(path).unlink()
+        names.remove(Path(path).relative_to(root).as_posix())
+    names[names.index(Path(unrecorded[0]).relative_to(root).as_posix())] = "renamed after the kill.md"
     ingest_flow([str(root)], settings(db))
     _assert_equals_fresh_ingest(root, db, tmp_path / "fresh1")
 
