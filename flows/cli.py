@@ -1,7 +1,9 @@
 """The ``seams`` command line.
 
 Exit codes: 0 all good; 1 some files failed (the rest were indexed); 2 usage error (bad arguments,
-missing paths, unknown names); 3 no Prefect server could be started (nothing was run).
+missing paths, unknown names, no such database or knowledge base); 3 no Prefect server could be
+started (nothing was run); 4 internal error (a crash: out of memory, a failed write, a bug — one line,
+the traceback with ``SEAMS_DEBUG=1``); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import sys
 from pathlib import Path
 
 from flows.environment import apply_defaults
+from flows.errors import UsageError
 
-EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NO_SERVER = 0, 1, 2, 3
+EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERNAL = 0, 1, 2, 3, 4
 #: Commands that run a flow in this process (and so need a Prefect API).
 FLOW_COMMANDS = ("ingest", "evaluate")
 
@@ -29,6 +32,8 @@ def _settings(args: argparse.Namespace):
             overrides[name] = value
     if getattr(args, "allow_mass_delete", False):
         overrides["allow_mass_delete"] = True
+    if getattr(args, "retry_failed", False):
+        overrides["retry_failed"] = True
     if getattr(args, "embed_heading_path", None) is not None:
         overrides["embed_heading_path"] = args.embed_heading_path
     if getattr(args, "disable_rule", None):
@@ -40,7 +45,7 @@ def _settings(args: argparse.Namespace):
         for item in args.override:
             glob, _, strategy = item.partition("=")
             if not strategy:
-                raise ValueError(f"--override wants GLOB=STRATEGY, got {item!r}")
+                raise UsageError(f"--override wants GLOB=STRATEGY, got {item!r}")
             pairs[glob] = strategy
         overrides["overrides"] = pairs
     if getattr(args, "max_tokens", None) is not None and getattr(args, "merge_ceiling", None) is None:
@@ -51,7 +56,7 @@ def _settings(args: argparse.Namespace):
 def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:
     key, _, value = item.partition("=")
     if not key or not value:
-        raise ValueError(f"{flag} wants {shape}, got {item!r}")
+        raise UsageError(f"{flag} wants {shape}, got {item!r}")
     return key, value
 
 
@@ -98,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "or dask:ADDRESS (an existing Dask scheduler); needs the dask extra")
     ingest.add_argument("--allow-mass-delete", action="store_true",
                         help="let an empty or missing folder remove all of its indexed files")
+    ingest.add_argument("--retry-failed", action="store_true",
+                        help="try files that failed again even if they did not change (e.g. after raising "
+                        "SEAMS_FILE_TIMEOUT_S); otherwise a failed file is retried once it changes")
     ingest.add_argument("--json", action="store_true", help="print the report as JSON")
     ingest.set_defaults(run=cmd_ingest)
 
@@ -196,14 +204,28 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as exc:
         print(f"seams: error: {_validation_message(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    except (ValueError, FileNotFoundError) as exc:
+    except UsageError as exc:
         print(f"seams: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("seams: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        return _internal_error(exc)
     finally:
         stop_early()
+
+
+def _internal_error(exc: BaseException) -> int:
+    import os
+    import traceback
+
+    if os.environ.get("SEAMS_DEBUG", "") not in ("", "0"):
+        traceback.print_exception(exc)
+    message = " ".join(str(exc).split())[:300] or "(no message)"
+    hint = "" if os.environ.get("SEAMS_DEBUG", "") not in ("", "0") else " (SEAMS_DEBUG=1 shows the traceback)"
+    print(f"seams: internal error: {type(exc).__name__}: {message}{hint}", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -213,11 +235,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
-        raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
+        raise UsageError(f"no such file or folder: {', '.join(missing)}")
     try:
         settings = _settings(args)
     except ValidationError as exc:
-        raise ValueError(_validation_message(exc)) from None
+        raise UsageError(_validation_message(exc)) from None
     from flows.server import one_off_api
 
     with one_off_api():
@@ -230,7 +252,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
+        raise UsageError(f"no such file: {path}")
     return console.inspect_file(path, _settings(args), full=args.full, as_json=args.json, chunk=args.chunk)
 
 
@@ -256,7 +278,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
-        raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
+        raise UsageError(f"no such file or folder: {', '.join(missing)}")
     every = parse_every(args.every) if args.every else None
     settings = _settings(args)
     # Served runs happen in the background: show their start/finish and summary lines (not task states).
@@ -300,11 +322,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     source, path = ("chroma", args.chroma) if args.chroma else ("folder", args.folder)
     if not Path(path).is_dir():
-        raise FileNotFoundError(f"no such folder: {path}")
+        raise UsageError(f"no such folder: {path}")
     if source == "folder" and not args.questions:
-        raise ValueError("--folder needs --questions FILE.jsonl")
+        raise UsageError("--folder needs --questions FILE.jsonl")
     if args.questions and not Path(args.questions).is_file():
-        raise FileNotFoundError(f"no such questions file: {args.questions}")
+        raise UsageError(f"no such questions file: {args.questions}")
     configs = [c for c in args.configs.split(",") if c.strip()] if args.configs else None
     from flows.evaluate.runner import Options
 

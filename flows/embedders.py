@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from flows.errors import UsageError
+
 
 @dataclass(frozen=True)
 class Embedder:
@@ -99,7 +101,7 @@ EMBEDDERS: dict[str, Callable[[int], Embedder]] = {
 def get_embedder(name: str, threads: int = 1) -> Embedder:
     """An embedder by name, built once per process."""
     if name not in EMBEDDERS:
-        raise ValueError(f"unknown embedder {name!r}; known: {', '.join(sorted(EMBEDDERS))}")
+        raise UsageError(f"unknown embedder {name!r}; known: {', '.join(sorted(EMBEDDERS))}")
     return EMBEDDERS[name](threads)
 
 

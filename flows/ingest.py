@@ -33,6 +33,7 @@ from prefect.states import Completed
 from prefect.utilities.annotations import quote
 
 from flows.embedders import get_embedder, text_hash
+from flows.errors import UsageError
 from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, cut_file, embed_text
 from flows.progress import Listeners
 from flows.settings import Settings
@@ -83,8 +84,13 @@ class IngestReport:
         return sum(f.chunks for f in self.files if f.action in ("added", "updated"))
 
     def summary(self) -> str:
-        return (f"{self.count('added')} added, {self.count('updated')} updated, {self.count('unchanged')} unchanged, "
-                f"{self.count('deleted')} deleted, {self.failed} failed, {self.count('skipped')} skipped")
+        """The counts, each file counted once: a file that failed before and has not changed since is
+        among the failed, not the unchanged."""
+        stale = sum(1 for f in self.files if f.action == "unchanged" and f.status == "failed")
+        since = f" ({stale} unchanged since they failed; --retry-failed tries again)" if stale else ""
+        return (f"{self.count('added')} added, {self.count('updated')} updated, "
+                f"{self.count('unchanged') - stale} unchanged, {self.count('deleted')} deleted, "
+                f"{self.failed} failed{since}, {self.count('skipped')} skipped")
 
 
 #: Called with (FileReport, done, total) as files finish; the CLI sets it to draw its progress.
@@ -346,7 +352,7 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     store = Store(settings.db, settings.kb)
     fingerprint = settings.fingerprint()
     manifest = store.manifest()
-    plan = plan_sync(paths, manifest, fingerprint, settings.allow_mass_delete)
+    plan = plan_sync(paths, manifest, fingerprint, settings.allow_mass_delete, settings.retry_failed)
     report = IngestReport(db=settings.db_location(), kb=settings.kb, refused=plan.refused)
     total = len(plan.to_cut) + len(plan.unchanged)
     done = 0
@@ -510,7 +516,7 @@ def flow_for(settings: Settings):
     try:
         from prefect_dask import DaskTaskRunner
     except ImportError as exc:
-        raise ValueError("the dask runner needs the optional extra: pip install 'seams[dask]'") from exc
+        raise UsageError("the dask runner needs the optional extra: pip install 'seams[dask]'") from exc
     if settings.runner == "dask":
         runner = DaskTaskRunner(cluster_kwargs={"n_workers": max(1, settings.workers), "threads_per_worker": 1,
                                                 "processes": True, "dashboard_address": None})

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import logging
 import os
+import stat
 from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -20,6 +22,8 @@ from classifiers import DEFAULT_RULES, Decision, build_rules, classify, gather_f
 from parsers import ParseError, parse
 from parsers.model import CELL_SEPARATOR, Document
 from splitters import Budget, Chunk, cl100k_counter, get_strategy, split_document
+
+log = logging.getLogger(__name__)
 
 #: Error kinds after which the file's previous chunks stay in the index (the file may come back).
 KEEP_OLD_CHUNKS = frozenset({"corrupt", "encrypted", "timeout", "too_large", "error", "unreadable"})
@@ -168,8 +172,8 @@ def scan(root: str | Path) -> Scan:
     root_path = Path(root).resolve()
     ignored = _ignore_patterns(root_path)
     if root_path.is_file():
-        stat = root_path.stat()
-        ref = FileRef(str(root_path.parent), str(root_path), root_path.name, stat.st_size, stat.st_mtime)
+        info = root_path.stat()
+        ref = FileRef(str(root_path.parent), str(root_path), root_path.name, info.st_size, info.st_mtime)
         return Scan(str(root_path.parent), [ref], [], single_file=True)
     if not root_path.is_dir():
         return Scan(str(root_path), [], [])
@@ -188,8 +192,8 @@ def scan(root: str | Path) -> Scan:
         name = relative.rsplit("/", 1)[-1]
         if any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(name, p) for p in ignored):
             return
-        stat = os.stat(path)
-        files.setdefault(real, FileRef(str(root_path), path, relative, stat.st_size, stat.st_mtime))
+        info = os.stat(path)
+        files.setdefault(real, FileRef(str(root_path), path, relative, info.st_size, info.st_mtime))
 
     while queue or linked_dirs:
         if not queue:  # every real directory is done: now the linked ones not reached otherwise
@@ -243,9 +247,26 @@ def walk(root: str | Path) -> list[FileRef]:
 IGNORE_FILE = ".seamsignore"
 
 
+#: A ``.seamsignore`` is read up to this size; patterns past it are not used (with a warning).
+IGNORE_MAX_BYTES = 1 << 20
+
+
 def _ignore_patterns(root: Path) -> list[str]:
+    """The root's ignore globs. Only a regular file is read (opened without blocking, so a FIFO
+    cannot hang the run, and never a device such as ``/dev/zero``), and only its first MiB."""
+    path = root / IGNORE_FILE
     try:
-        lines = (root / IGNORE_FILE).read_text("utf-8").splitlines()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return []
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            log.warning("%s is not a regular file: not read, nothing is ignored", path)
+            return []
+        data = handle.read(IGNORE_MAX_BYTES + 1)
+    if len(data) > IGNORE_MAX_BYTES:
+        log.warning("%s is over %d bytes: only the patterns in its first %d bytes are used", path,
+                    IGNORE_MAX_BYTES, IGNORE_MAX_BYTES)
+        data = data[:IGNORE_MAX_BYTES].rsplit(b"\n", 1)[0]
+    lines = data.decode("utf-8", "replace").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]

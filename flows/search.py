@@ -32,6 +32,7 @@ import unicodedata
 from pathlib import Path
 
 from flows.embedders import get_embedder
+from flows.errors import UsageError
 from flows.settings import Settings
 from flows.store import Store, ensure_indexes
 
@@ -114,13 +115,22 @@ def fuse(vector: list[dict], fts: list[dict], k: int, vector_weight: float = VEC
 def search(settings: Settings, query: str, k: int = 5, mode: str = DEFAULT_MODE) -> list[dict]:
     """The ``k`` best chunks for ``query`` in the settings' knowledge base ([] if it is empty)."""
     if mode not in MODES:
-        raise ValueError(f"unknown search mode {mode!r}; known: {', '.join(MODES)}")
+        raise UsageError(f"unknown search mode {mode!r}; known: {', '.join(MODES)}")
     if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
-    if not query.strip() or ("://" not in settings.db and not Path(settings.db).expanduser().is_dir()):
-        return []  # connecting would create the folder of a mistyped --db
-    table = Store(settings.db, settings.kb).chunks_table()
-    if table is None or table.count_rows() == 0:
+        raise UsageError(f"k must be at least 1, got {k}")
+    if any("\udc80" <= c <= "\udcff" for c in query):  # bytes the terminal's encoding could not decode
+        raise UsageError("the query is not valid text in this terminal's encoding (UTF-8 expected)")
+    if "://" not in settings.db and not Path(settings.db).expanduser().is_dir():
+        # connecting would create the folder of a mistyped --db
+        raise UsageError(f"no seams database at {settings.db} (index a folder first: seams ingest FOLDER --db "
+                         f"{settings.db})")
+    store = Store(settings.db, settings.kb)
+    table = store.chunks_table()
+    if table is None:
+        known = store.knowledge_bases()
+        raise UsageError(f"no knowledge base {settings.kb!r} in {settings.db}; "
+                         + (f"it has: {', '.join(known)}" if known else "it has none yet"))
+    if not query.strip() or table.count_rows() == 0:
         return []
     if mode == "vector":
         ranked = vector_ranking(table, settings, query, k)

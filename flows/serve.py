@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+from flows.errors import UsageError
 from flows.settings import Settings
 
 _EVERY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d|day)?\s*$", re.IGNORECASE)
@@ -23,10 +24,10 @@ def parse_every(text: str) -> dt.timedelta:
     """``"10m"`` → 10 minutes; units s, m, h, d (seconds when no unit)."""
     match = _EVERY.match(text)
     if not match:
-        raise ValueError(f"--every wants a duration like 30s, 10m, 2h or 1d, got {text!r}")
+        raise UsageError(f"--every wants a duration like 30s, 10m, 2h or 1d, got {text!r}")
     seconds = float(match.group(1)) * _UNITS[(match.group(2) or "s").lower()]
     if seconds < 5:
-        raise ValueError("--every must be at least 5 seconds")
+        raise UsageError("--every must be at least 5 seconds")
     return dt.timedelta(seconds=seconds)
 
 

@@ -10,15 +10,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from flows.embedders import EMBEDDERS
+from flows.store import CACHE
 from splitters import Budget, get_strategy
 
 #: Bump when a change in parsing/splitting code should re-index everything.
 PIPELINE_VERSION = "3"
+#: The longest knowledge base name: its tables' folder names (``KB__manifest.lance``) must fit in
+#: the file system's 255 bytes with room to spare.
+KB_MAX_LENGTH = 64
 
 
 class Settings(BaseSettings):
@@ -44,6 +50,7 @@ class Settings(BaseSettings):
     workers: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 1)))
     batch_files: int = Field(default=0, description="files per batch; 0 sizes batches to the run")
     allow_mass_delete: bool = False
+    retry_failed: bool = Field(default=False, description="try files that failed again even if unchanged")
     runner: str = Field(default="local", description="local, dask (a local cluster) or dask:ADDRESS")
 
     @field_validator("runner")
@@ -56,8 +63,19 @@ class Settings(BaseSettings):
     @field_validator("kb")
     @classmethod
     def _kb_name(cls, value: str) -> str:
-        if not value or not all(c.isalnum() or c in "-_" for c in value):
-            raise ValueError("kb must be letters, digits, '-' or '_'")
+        # LanceDB table names are ASCII letters, digits, '_', '-' and '.'; a KB is two tables
+        # (KB__chunks, KB__manifest), each a folder whose name must fit the file system's 255 bytes.
+        if len(value) > KB_MAX_LENGTH or not re.fullmatch(r"[A-Za-z0-9_-]+", value):
+            raise ValueError(f"kb must be 1 to {KB_MAX_LENGTH} ASCII letters, digits, '-' or '_', got {value[:80]!r}")
+        if value.startswith(CACHE):
+            raise ValueError(f"kb may not start with {CACHE!r}: the embedding cache's tables are named so")
+        return value
+
+    @field_validator("embedder")
+    @classmethod
+    def _known_embedder(cls, value: str) -> str:
+        if value not in EMBEDDERS:
+            raise ValueError(f"unknown embedder {value!r}; known: {', '.join(sorted(EMBEDDERS))}")
         return value
 
     @field_validator("strategy")

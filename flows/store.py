@@ -33,6 +33,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pyarrow as pa
 
+from flows.errors import UsageError
+
 CHUNKS = "chunks"
 MANIFEST = "manifest"
 CACHE = "embedding_cache"
@@ -188,6 +190,12 @@ class Store:
             table = self.db.create_table(self._name(MANIFEST), schema=MANIFEST_SCHEMA, exist_ok=True)
         return table
 
+    def knowledge_bases(self) -> list[str]:
+        """The names of the knowledge bases in this database (those with a chunks table)."""
+        listed = self.db.list_tables()
+        names = getattr(listed, "tables", listed)
+        return sorted(n.removesuffix(f"__{CHUNKS}") for n in names if n.endswith(f"__{CHUNKS}"))
+
     # -- manifest ----------------------------------------------------------------------------
     def manifest(self) -> dict[str, dict]:
         """The manifest rows by file path."""
@@ -248,7 +256,7 @@ class Store:
         table = self.chunks_table(dim)
         stored_dim = table.schema.field("vector").type.list_size
         if stored_dim != dim:
-            raise ValueError(f"knowledge base {self.kb!r} holds {stored_dim}-d vectors, this embedder makes {dim}-d "
+            raise UsageError(f"knowledge base {self.kb!r} holds {stored_dim}-d vectors, this embedder makes {dim}-d "
                              f"ones; index into another --kb (or delete this one) to change embedders")
         data = pa.Table.from_pylist(list(rows), schema=chunk_schema(dim))
         if data.num_rows == 0:
@@ -325,8 +333,7 @@ class Store:
         caches = [t for t in self._cache_tables() if t is not None]
         if not caches:
             return 0
-        listed = self.db.list_tables()
-        chunk_tables = [self._open(n) for n in getattr(listed, "tables", listed) if n.endswith(f"__{CHUNKS}")]
+        chunk_tables = [self._open(f"{kb}__{CHUNKS}") for kb in self.knowledge_bases()]
         chunk_tables = [t for t in chunk_tables if t is not None]
         live_rows = sum(t.count_rows() for t in chunk_tables)
         if sum(t.count_rows() for t in caches) <= CACHE_SLACK * live_rows:

@@ -2,7 +2,10 @@
 
 Unchanged means: indexed from the same root under the same config fingerprint, and the same size
 and mtime, or else the same content hash; such files are neither parsed nor embedded. Files whose
-last attempt failed for a passing reason (timeout, a crash, unreadable) are tried again.
+last attempt failed for a passing reason (a crash, unreadable) are tried again; a file that failed
+for what it is (corrupt, encrypted, over the time limit, …) only once it changes, or when asked
+(``retry_failed``) — a file that needs longer than the time limit would otherwise cost every
+scheduled run that long again.
 
 Deletion is cautious, because a file that cannot be reached now is not a deleted file:
 
@@ -27,7 +30,7 @@ from pathlib import Path
 from flows.pipeline import FileRef, file_hash, scan
 
 #: Error kinds worth another try on the next run even if the file did not change.
-RETRY_KINDS = frozenset({"timeout", "error", "unreadable"})
+RETRY_KINDS = frozenset({"error", "unreadable"})
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,8 @@ class Plan:
     unreachable: list[str]  # paths of indexed files under directories that could not be listed: kept
 
 
-def plan_sync(roots: Sequence[str], manifest: dict[str, dict], fingerprint: str, allow_mass_delete: bool) -> Plan:
+def plan_sync(roots: Sequence[str], manifest: dict[str, dict], fingerprint: str, allow_mass_delete: bool,
+              retry_failed: bool = False) -> Plan:
     """Decide, from the manifest (rows by path) and the file system alone, what this run cuts, skips
     and removes."""
     to_cut: list[FileRef] = []
@@ -71,7 +75,7 @@ def plan_sync(roots: Sequence[str], manifest: dict[str, dict], fingerprint: str,
         for ref in files:
             row = manifest.get(ref.path)
             if (row is None or row["config"] != fingerprint or row["root"] != ref.root
-                    or row["error_kind"] in RETRY_KINDS):
+                    or row["error_kind"] in RETRY_KINDS or (retry_failed and row["error_kind"])):
                 to_cut.append(ref)
                 continue
             if row["size"] == ref.size and row["mtime"] == ref.mtime:

@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import SAMPLES
 
-from flows.cli import EXIT_USAGE, build_parser, main
+from flows.cli import EXIT_INTERNAL, EXIT_USAGE, build_parser, main
 
 SUBCOMMANDS = [name for name in build_parser()._subparsers._group_actions[0].choices]
 
@@ -29,6 +29,36 @@ def test_usage_errors_exit_2(tmp_path, capsys):
     assert main(["ingest", str(tmp_path), "--strategy", "bogus", "--db", str(tmp_path / "db")]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert "unknown strategy 'bogus'" in err and "section" in err
+
+
+@pytest.mark.parametrize("kb", ["한국어", "k" * 300, "embedding_cache", "embedding_cache__x"])
+def test_knowledge_base_names_lancedb_cannot_hold_are_refused_before_any_work(tmp_path, capsys, kb):
+    """Issue #16.12: such names failed only at the first write, after parsing and embedding (or, for
+    ``embedding_cache``, collided with the shared cache's tables)."""
+    (tmp_path / "a.txt").write_text("본문")
+    assert main(["ingest", str(tmp_path / "a.txt"), "--db", str(tmp_path / "db"), "--kb", kb]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "kb" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "db").exists()
+
+
+def test_a_crash_is_one_line_with_its_own_exit_code(tmp_path, capsys, monkeypatch):
+    """Issue #16.11: a MemoryError (or a failed write) exited 1, the code for "some files failed",
+    with a long traceback."""
+    import flows.console
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError("cannot allocate 2 GiB")
+
+    monkeypatch.setattr(flows.console, "run_ingest", out_of_memory)
+    (tmp_path / "a.txt").write_text("x")
+    assert main(["ingest", str(tmp_path), "--db", str(tmp_path / "db"), "--embedder", "hashing"]) == EXIT_INTERNAL
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "seams: internal error: MemoryError: cannot allocate 2 GiB (SEAMS_DEBUG=1 shows the traceback)"
+    assert not any("Traceback" in line for line in err)
+    monkeypatch.setenv("SEAMS_DEBUG", "1")
+    assert main(["ingest", str(tmp_path), "--db", str(tmp_path / "db"), "--embedder", "hashing"]) == EXIT_INTERNAL
+    assert "Traceback" in capsys.readouterr().err
 
 
 def test_inspect_prints_decision_and_chunks(tmp_path, capsys):

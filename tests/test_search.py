@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from test_sync import settings, write
 
-from flows.cli import main
+from flows.cli import EXIT_USAGE, main
+from flows.errors import UsageError
 from flows.ingest import ingest_flow
 from flows.search import HIT_KEYS, MODES, fts_column, search
 from flows.store import Store, now
@@ -92,7 +93,9 @@ def test_unknown_mode_and_missing_database(tmp_path):
     with pytest.raises(ValueError, match="vector, fts, hybrid"):
         search(settings(tmp_path / "db"), "q", mode="bm25")
     missing = tmp_path / "typo"
-    assert search(settings(missing), "q") == [] and not missing.exists(), "a search never creates a database"
+    with pytest.raises(UsageError, match="no seams database at"):
+        search(settings(missing), "q")
+    assert not missing.exists(), "a search never creates a database"
 
 
 def test_full_text_sees_writes_after_the_index_was_built(tmp_path):
@@ -123,8 +126,28 @@ def test_cli_json_is_stable_and_kbs_are_isolated(kb, capsys):
     assert out["query"] == "개인정보 파기" and out["mode"] == "fts" and out["kb"] == "default"
     assert [list(h) for h in out["hits"]] == [list(HIT_KEYS)] * len(out["hits"]) and out["hits"][0]["doc_id"] == "privacy.txt"
 
-    assert main(["search", "개인정보 파기", "--db", db, "--kb", "empty", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["hits"] == []
+    assert main(["search", "개인정보 파기", "--db", db, "--kb", "empty", "--json"]) == EXIT_USAGE
+    captured = capsys.readouterr()
+    assert captured.out == "" and "no knowledge base 'empty'" in captured.err and "it has: default" in captured.err
+
+
+def test_search_errors_are_usage_errors_with_one_line(kb, tmp_path, capsys):
+    """Issue #16.13: a mistyped or relative --db, a missing --kb: 0 hits and exit 0; a query of
+    undecodable bytes echoed as invalid UTF-8."""
+    db, _ = kb
+    for args, message in [
+        (["--db", str(tmp_path / "tpyo")], "no seams database at"),
+        (["--db", "relative/typo"], "no seams database at relative/typo"),
+        (["--db", db, "--kb", "nope"], "no knowledge base 'nope'"),
+        (["--db", db, "--kb", "한국어"], "kb must be 1 to 64 ASCII letters"),
+    ]:
+        assert main(["search", "개인정보", *args]) == EXIT_USAGE, args
+        captured = capsys.readouterr()
+        assert captured.out == "" and message in captured.err and len(captured.err.splitlines()) == 1
+    assert not (tmp_path / "tpyo").exists()
+    undecodable = b"\xff\xfe caf\xe9".decode("utf-8", "surrogateescape")  # what Python makes of such argv bytes
+    assert main(["search", undecodable, "--db", db, "--mode", "fts", "--json"]) == EXIT_USAGE
+    assert "not valid text" in capsys.readouterr().err
 
 
 def test_hybrid_weights_full_text_above_the_vector_ranking():

@@ -47,6 +47,31 @@ def paragraphs(*items: str) -> str:
 
 # -- the walk -----------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("kind", ["fifo", "device link", "huge"])
+def test_an_ignore_file_that_is_not_a_small_regular_file_cannot_hang_or_exhaust_the_walk(tmp_path, kind, caplog):
+    """Issue #16.7: a FIFO named .seamsignore hung the ingest forever; a link to /dev/zero read
+    until MemoryError."""
+    import threading
+
+    write(tmp_path / "a.txt", "a")
+    write(tmp_path / "b.tmp", "b")
+    ignore = tmp_path / ".seamsignore"
+    if kind == "fifo":
+        os.mkfifo(ignore)
+    elif kind == "device link":
+        ignore.symlink_to("/dev/zero")
+    else:
+        ignore.write_bytes(b"*.tmp\n" + b"#" * (2 << 20) + b"\n*.txt\n")
+    found: list = []
+    walker = threading.Thread(target=lambda: found.append(walk(tmp_path)), daemon=True)
+    walker.start()
+    walker.join(timeout=20)
+    assert not walker.is_alive(), "the walk hung on the ignore file"
+    names = [r.doc_id for r in found[0]]
+    assert names == (["a.txt"] if kind == "huge" else ["a.txt", "b.tmp"])
+    assert ".seamsignore" in caplog.text
+
+
 def test_walk_skips_hidden_and_ignored_files(tmp_path):
     write(tmp_path / "a.txt", "a")
     write(tmp_path / ".hidden.txt", "h")
@@ -336,3 +361,35 @@ def test_chunks_of_a_file_gone_before_its_manifest_row_was_written_are_removed(t
     again = run_ingest([str(root)], config)
     assert again.rows_deleted == 0 and again.count("unchanged") == 2
     assert store.orphans({}) == []
+
+
+def test_a_file_that_timed_out_waits_for_a_change_or_a_request(tmp_path):
+    """Issue #16.8: a file over the time limit was parsed again on every run, so every scheduled
+    no-op run paid the whole limit again."""
+    write(tmp_path / "huge.xlsx", "x" * 10)
+    write(tmp_path / "flaky.txt", "y")
+    manifest = _manifest(str(tmp_path), "huge.xlsx", "flaky.txt")
+    for doc_id, kind in (("huge.xlsx", "timeout"), ("flaky.txt", "error")):
+        info = (tmp_path / doc_id).stat()
+        manifest[f"{tmp_path}/{doc_id}"].update(size=info.st_size, mtime=info.st_mtime, error_kind=kind)
+    plan = plan_sync([str(tmp_path)], manifest, "fp", allow_mass_delete=False)
+    assert [r.doc_id for r in plan.unchanged] == ["huge.xlsx"] and [r.doc_id for r in plan.to_cut] == ["flaky.txt"]
+    plan = plan_sync([str(tmp_path)], manifest, "fp", allow_mass_delete=False, retry_failed=True)
+    assert sorted(r.doc_id for r in plan.to_cut) == ["flaky.txt", "huge.xlsx"]
+    write(tmp_path / "huge.xlsx", "x" * 11)
+    plan = plan_sync([str(tmp_path)], manifest, "fp", allow_mass_delete=False)
+    assert sorted(r.doc_id for r in plan.to_cut) == ["flaky.txt", "huge.xlsx"]
+
+
+def test_a_rerun_counts_each_failed_file_once(tmp_path):
+    """Issue #12: a re-run of 6 files, 2 of them broken, said "6 unchanged … 2 failed"."""
+    from flows.ingest import Steps, run_ingest
+
+    for i in range(4):
+        write(tmp_path / "docs" / f"ok{i}.txt", f"문서 {i}")
+    for i in range(2):
+        (tmp_path / "docs" / f"broken{i}.pdf").write_bytes(b"%PDF-1.7\n% truncated")
+    config = Settings(db=str(tmp_path / "db"), embedder="hashing", workers=0)
+    assert run_ingest([str(tmp_path / "docs")], config, Steps()).summary().startswith("4 added, 0 updated, 0 unchanged")
+    again = run_ingest([str(tmp_path / "docs")], config, Steps()).summary()
+    assert again.startswith("0 added, 0 updated, 4 unchanged, 0 deleted, 2 failed (2 unchanged since they failed")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from flows.errors import UsageError
 from splitters import Budget, get_strategy
 
 DEFAULT = "seams"
@@ -74,7 +75,7 @@ def configuration(name: str) -> Configuration:
     try:
         strategy = get_strategy(name).name
     except ValueError as exc:
-        raise ValueError(f"unknown configuration {name!r}: use {DEFAULT!r} or a strategy ({exc})") from None
+        raise UsageError(f"unknown configuration {name!r}: use {DEFAULT!r} or a strategy ({exc})") from None
     return Configuration(strategy, strategy=strategy)
 
 
@@ -85,23 +86,23 @@ def variant(spec: str) -> Configuration:
         key, sep, value = part.partition("=")
         key, value = key.strip(), value.strip()
         if not sep or not value:
-            raise ValueError(f"--variant wants KEY=VALUE[,KEY=VALUE…], got {spec!r}")
+            raise UsageError(f"--variant wants KEY=VALUE[,KEY=VALUE…], got {spec!r}")
         if key not in VARIANT_KEYS:
-            raise ValueError(f"unknown variant key {key!r}; known: {', '.join(VARIANT_KEYS)}")
+            raise UsageError(f"unknown variant key {key!r}; known: {', '.join(VARIANT_KEYS)}")
         values[key] = value
     try:
         numbers = {k: int(values[k]) for k in ("max", "min", "ceiling", "pack") if k in values}
     except ValueError:
-        raise ValueError(f"--variant {spec!r}: max, min, ceiling and pack are token counts") from None
+        raise UsageError(f"--variant {spec!r}: max, min, ceiling and pack are token counts") from None
     maximum = numbers.get("max", Budget().max_tokens)
     minimum = numbers.get("min", min(Budget().min_tokens, maximum // 4))
     ceiling = numbers.get("ceiling", max(maximum, round(maximum * 1150 / 1100)))
     heading = values.get("heading", "off").lower()
     if heading not in _ON:
-        raise ValueError(f"--variant heading=on|off, got {values['heading']!r}")
+        raise UsageError(f"--variant heading=on|off, got {values['heading']!r}")
     cells = values.get("cells", "plain").lower()
     if cells not in ("plain", "piped"):
-        raise ValueError(f"--variant cells=plain|piped, got {values['cells']!r}")
+        raise UsageError(f"--variant cells=plain|piped, got {values['cells']!r}")
     strategy = values.get("strategy")
     if strategy is not None:
         get_strategy(strategy)

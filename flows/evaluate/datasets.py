@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from flows.errors import UsageError
 from parsers import ParseError, parse
 from parsers.model import Document
 
@@ -207,7 +208,7 @@ def load_chroma(root: str | Path) -> Dataset:
     questions_csv = root / "questions_df.csv"
     corpora = root / "corpora"
     if not questions_csv.is_file() or not corpora.is_dir():
-        raise FileNotFoundError(f"{root} is not a Chroma-format folder (needs corpora/ and questions_df.csv)")
+        raise UsageError(f"{root} is not a Chroma-format folder (needs corpora/ and questions_df.csv)")
     with open(questions_csv, encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     corpus_ids = sorted({row["corpus_id"] for row in rows} | {p.stem for p in corpora.glob("*.md")})
@@ -236,7 +237,7 @@ def load_chroma(root: str | Path) -> Dataset:
         try:
             references = json.loads(row["references"])
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{questions_csv}: question {number + 1}: bad references JSON: {exc}") from exc
+            raise UsageError(f"{questions_csv}: question {number + 1}: bad references JSON: {exc}") from exc
         excerpts, missing = [], []
         for reference in references:
             # The raw offset, carried over as "so many letters and digits in", picks the occurrence.
@@ -268,16 +269,16 @@ def read_questions(path: str | Path) -> list[dict]:
             try:
                 item = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not a JSON object: {exc}") from exc
+                raise UsageError(f"{path}:{number}: not a JSON object: {exc}") from exc
             if not isinstance(item, dict):
-                raise ValueError(f"{path}:{number}: not a JSON object")
+                raise UsageError(f"{path}:{number}: not a JSON object")
             missing = [key for key in ("question", "file", "evidence") if not item.get(key)]
             if missing:
-                raise ValueError(f"{path}:{number}: missing {', '.join(missing)}")
+                raise UsageError(f"{path}:{number}: missing {', '.join(missing)}")
             evidence = item["evidence"]
             evidence = [evidence] if isinstance(evidence, str) else list(evidence)
             if not all(isinstance(e, str) for e in evidence):
-                raise ValueError(f"{path}:{number}: evidence must be a string or a list of strings")
+                raise UsageError(f"{path}:{number}: evidence must be a string or a list of strings")
             items.append({"id": str(item.get("id") or f"line{number}"), "question": str(item["question"]),
                           "file": str(item["file"]), "evidence": evidence, "kind": str(item.get("kind") or ""),
                           "language": str(item.get("language") or "")})
@@ -290,9 +291,9 @@ def load_folder(root: str | Path, questions_path: str | Path) -> Dataset:
 
     root_path = Path(root)
     if not root_path.is_dir():
-        raise FileNotFoundError(f"no such folder: {root}")
+        raise UsageError(f"no such folder: {root}")
     if not Path(questions_path).is_file():
-        raise FileNotFoundError(f"no such questions file: {questions_path}")
+        raise UsageError(f"no such questions file: {questions_path}")
     items = read_questions(questions_path)
     documents: dict[str, Document] = {}
     failed: list[tuple[str, str]] = []

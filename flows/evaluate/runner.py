@@ -32,6 +32,7 @@ from prefect.utilities.annotations import quote
 
 from classifiers import Decision
 from flows.embedders import Embedder, get_embedder, text_hash
+from flows.errors import UsageError
 from flows.evaluate import metrics
 from flows.evaluate.configs import Configuration, configurations
 from flows.evaluate.datasets import Dataset, Question, load_chroma, load_folder
@@ -78,9 +79,9 @@ class Options:
     def __post_init__(self) -> None:
         unknown = [m for m in self.modes if m not in MODES]
         if unknown or not self.modes:
-            raise ValueError(f"unknown retrieval mode {', '.join(unknown) or '(none)'}; known: {', '.join(MODES)}")
+            raise UsageError(f"unknown retrieval mode {', '.join(unknown) or '(none)'}; known: {', '.join(MODES)}")
         if self.k < 1:
-            raise ValueError("k must be at least 1")
+            raise UsageError("k must be at least 1")
 
 
 @dataclass(frozen=True)
@@ -142,9 +143,9 @@ def load_dataset(source: str, path: str, questions: str | None = None) -> Datase
         return load_chroma(path)
     if source == "folder":
         if not questions:
-            raise ValueError("--folder needs --questions FILE.jsonl")
+            raise UsageError("--folder needs --questions FILE.jsonl")
         return load_folder(path, questions)
-    raise ValueError(f"unknown data set kind {source!r}; known: chroma, folder")
+    raise UsageError(f"unknown data set kind {source!r}; known: chroma, folder")
 
 
 def embed_texts(texts: dict[str, str], embedder: Embedder, store: Store, batch: int, label: str) -> tuple[dict[str, np.ndarray], int, float]:
