@@ -34,7 +34,7 @@ from prefect.utilities.annotations import quote
 
 from flows.embedders import get_embedder, text_hash
 from flows.errors import UsageError
-from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, cut_file, embed_text
+from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, cut_file, die_with, embed_text
 from flows.progress import Listeners
 from flows.settings import Settings
 from flows.store import Store, now
@@ -116,7 +116,8 @@ class Cutter:
 
     def _ensure(self) -> cf.ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=_mp_context())
+            self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=_mp_context(), initializer=die_with,
+                                                initargs=(os.getpid(),))
         return self._pool
 
     def _reset(self) -> None:
@@ -163,8 +164,8 @@ _CUTTERS: dict[tuple[int, float], Cutter] = {}
 
 
 def _cutter(workers: int, timeout: float) -> Cutter:
-    """One pool per process (the flow's process, or each Dask worker), built on first use and
-    kept for the next batches and runs (starting worker processes costs seconds)."""
+    """One pool per process, built on first use and kept for the next batches of the run (starting
+    worker processes costs seconds); the flow closes it when the run ends."""
     key = (workers, timeout)
     if key not in _CUTTERS:
         _CUTTERS[key] = Cutter(workers, timeout)
@@ -497,8 +498,13 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     if distributed:
         # Dask workers are daemon processes (no child pools): each cuts its batch in-process.
         settings = settings.model_copy(update={"workers": 0})
-    with kb_slot(settings.kb):
-        report = run_ingest(paths, settings, steps)
+    try:
+        with kb_slot(settings.kb):
+            report = run_ingest(paths, settings, steps)
+    finally:
+        # The parser workers go with the run: a served run's process would otherwise keep them
+        # (and itself) alive waiting for them at exit, and idle workers hold memory between runs.
+        close_cutters()
     _publish(report)
     logger = get_run_logger()
     for root in report.refused:

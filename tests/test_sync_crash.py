@@ -11,6 +11,7 @@ and compacting) — three kills in all.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -132,3 +133,63 @@ def test_killed_runs_leave_an_index_a_rerun_makes_exact(prefect_harness, tmp_pat
     assert status == -signal.SIGKILL, log.read_text(errors="replace")[-2000:]
     ingest_flow([str(root)], settings(db))
     _assert_equals_fresh_ingest(root, db, tmp_path / "fresh3")
+
+
+def _children(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (from /proc), deepest last."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    parents[int(entry)] = int(stat.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, frontier = [], [pid]
+    while frontier:
+        frontier = [child for child, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def test_kill_9_of_an_ingest_leaves_no_process_behind(prefect_harness, tmp_path):
+    """Issue #16.6: after ``kill -9`` of ``seams ingest``, its forkserver, parser workers and resource
+    tracker (~185 MB) were still alive minutes later."""
+    from prefect.settings import PREFECT_API_URL
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    for i in range(150):
+        for example in ("개인정보_보호_규정.pdf", "정책보고서_2026.pdf"):
+            (root / f"{i:03d} {example}").write_bytes((REPO / "examples" / example).read_bytes())
+    env = dict(os.environ, PREFECT_API_URL=PREFECT_API_URL.value())
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(tmp_path / "db"), "--embedder", "hashing",
+         "--workers", "2"], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    descendants: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while len(_children(process.pid)) < 4 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)  # forkserver, resource tracker and two workers
+        descendants = _children(process.pid)
+        assert len(descendants) >= 4, "the ingest never started its parser workers"
+        process.kill()  # SIGKILL to the command alone, as `kill -9 PID` does
+        process.wait()
+        deadline = time.monotonic() + 15
+        while any(_running(pid) for pid in descendants) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert [pid for pid in descendants if _running(pid)] == [], "processes outlived the killed ingest"
+    finally:
+        if process.poll() is None:
+            process.kill()
+        for pid in descendants:  # what a failed check leaves
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
