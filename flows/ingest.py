@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import contextlib
+import hashlib
 import logging
 import multiprocessing
 import os
@@ -417,21 +418,25 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
 
 # -- the flow -----------------------------------------------------------------------------------
 
-def artifact_key(kb: str, what: str) -> str:
-    """Artifact keys allow lowercase letters, digits and dashes only."""
-    return re.sub(r"[^a-z0-9-]+", "-", f"seams-{kb}-{what}".lower()).strip("-")
+def artifact_key(kb: str, what: str, db: str = "") -> str:
+    """``seams-KB-DBTAG-WHAT``: DBTAG, six hex digits of the database's location, keeps two databases
+    that both have a knowledge base ``default`` apart. Keys allow lowercase letters, digits and dashes."""
+    tag = f"-{hashlib.sha1(db.encode()).hexdigest()[:6]}" if db else ""
+    return re.sub(r"[^a-z0-9-]+", "-", f"seams-{kb}{tag}-{what}".lower()).strip("-")
 
 
 def _publish(report: IngestReport) -> None:
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
+    # Failed files first, and their error right after the name: the dashboard cuts wide tables off.
+    ordered = sorted(report.files, key=lambda f: f.status != "failed")
     rows = [{
-        "file": f.doc_id, "action": f.action, "status": f.status, "format": f.format, "strategy": f.strategy,
-        "rule": f.rule, "chunks": f.chunks, "tokens": f.tokens,
-        "error": f"{f.error_kind}: {f.error}" if f.error_kind else "",
-    } for f in report.files]
-    create_table_artifact(rows, key=artifact_key(report.kb, "files"),
-                          description=f"Files of this ingest of knowledge base {report.kb!r}")
+        "file": f.doc_id, "status": f.status, "error": f"{f.error_kind}: {f.error}" if f.error_kind else "",
+        "action": f.action, "format": f.format, "strategy": f.strategy, "rule": f.rule, "chunks": f.chunks,
+        "tokens": f.tokens, "folder": f.root,
+    } for f in ordered]
+    create_table_artifact(rows, key=artifact_key(report.kb, "files", report.db),
+                          description=f"Files of this ingest of knowledge base {report.kb!r} in {report.db}")
     counts = "\n".join(f"| {action} | {report.count(action)} |" for action in
                        ("added", "updated", "unchanged", "deleted", "failed", "skipped", "kept"))
     refused = "".join(f"\n\n**Refused** to delete the indexed files of `{root}`: it is empty or missing."
@@ -441,17 +446,17 @@ def _publish(report: IngestReport) -> None:
         f"{report.chunks} chunks written ({report.rows_written} rows, {report.rows_deleted} deleted), "
         f"{report.embedded} texts embedded, {report.reused_vectors} vectors reused, {report.seconds:.1f} s.\n\n"
         f"Database: `{report.db}`{refused}",
-        key=artifact_key(report.kb, "summary"), description="Counts of the last ingest",
+        key=artifact_key(report.kb, "summary", report.db), description="Counts of the last ingest",
     )
 
 
 PROGRESS_EVERY_S = 2.0
 
 
-def _progress_artifact(kb: str) -> Callable[[int, int], None]:
+def _progress_artifact(kb: str, db: str) -> Callable[[int, int], None]:
     from prefect.artifacts import create_progress_artifact, update_progress_artifact
 
-    artifact_id = create_progress_artifact(0.0, key=artifact_key(kb, "progress"),
+    artifact_id = create_progress_artifact(0.0, key=artifact_key(kb, "progress", db),
                                            description="Files processed in this ingest")
 
     last = [0.0]
@@ -494,12 +499,12 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     settings = settings or Settings()
     distributed = settings.runner != "local"
     steps = Steps(quoted(cut_task), submit_ahead(4) if distributed else None, quoted(embed_task), quoted(write_task),
-                  quoted(manifest_task), quoted(forget_task), _progress_artifact(settings.kb))
+                  quoted(manifest_task), quoted(forget_task), _progress_artifact(settings.kb, settings.db_location()))
     if distributed:
         # Dask workers are daemon processes (no child pools): each cuts its batch in-process.
         settings = settings.model_copy(update={"workers": 0})
     try:
-        with kb_slot(settings.kb):
+        with kb_slot(settings.kb), progress.listening(_file_logger()):
             report = run_ingest(paths, settings, steps)
     finally:
         # The parser workers go with the run: a served run's process would otherwise keep them
@@ -511,8 +516,39 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
         logger.warning("refused to delete every indexed file of %s (it is empty or missing)", root)
     message = f"{report.summary()}; {report.chunks} chunks in {report.seconds:.1f} s"
     logger.info(message)
-    # A failed file never fails the run: the run completes and its message says how many failed.
-    return Completed(message=message, data=report)
+    # A failed file never fails the run: the data of the others is indexed, so the run is Completed
+    # (automations and retries treat it as done); its state *name* says that files failed, which the
+    # dashboard's run list shows, and its message says how many.
+    return Completed(message=message, data=report, name=FAILURES_STATE if report.failed else "Completed")
+
+
+#: The name of a completed run's state when some of its files failed (CamelCase like Prefect's own
+#: names, e.g. ``AwaitingRetry``; the run's events are named after it: ``prefect.flow-run.CompletedWithFailures``).
+FAILURES_STATE = "CompletedWithFailures"
+
+
+def _file_logger() -> Callable[[FileReport, int, int], None]:
+    """A line per file in the run's logs on the server — INFO for each file indexed, WARNING for each
+    that failed — and none in the terminal, which shows its own progress: the lines go to Prefect's
+    API log handler only."""
+    from prefect.logging.handlers import APILogHandler
+    from prefect.logging.loggers import PrefectLogAdapter
+
+    files = logging.getLogger("seams.files")
+    if not any(isinstance(h, APILogHandler) for h in files.handlers):
+        files.addHandler(APILogHandler())
+        files.propagate = False
+    files.setLevel(logging.INFO)
+    logger = PrefectLogAdapter(files, extra=get_run_logger().extra)
+
+    def log_file(report: FileReport, done: int, total: int) -> None:
+        if report.status == "failed":
+            logger.warning("%s: %s — %s: %s", report.doc_id, report.action, report.error_kind, report.error)
+        elif report.action != "unchanged":
+            logger.info("%s: %s · %s · %s (%s) · %d chunks, %d tokens", report.doc_id, report.action, report.format,
+                        report.strategy, report.rule, report.chunks, report.tokens)
+
+    return log_file
 
 
 def flow_for(settings: Settings):

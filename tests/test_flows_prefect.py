@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.ingest import HEARTBEAT_VARIABLES, artifact_key, ingest_flow, one_off_run
+from flows.ingest import FAILURES_STATE, HEARTBEAT_VARIABLES, artifact_key, ingest_flow, one_off_run
 from flows.settings import Settings
 from flows.store import Store
 
@@ -39,21 +41,56 @@ def test_failed_file_is_in_the_artifact_and_the_run_completes(prefect_harness, t
     settings = Settings(db=str(tmp_path / "db"), kb="art_kb", embedder="hashing", workers=1)
     state = ingest_flow([str(root)], settings, return_state=True)
     assert state.is_completed(), state
+    assert state.name == FAILURES_STATE, "a run with failed files must look different in the runs list"
     assert "1 failed" in state.message and "2 added" in state.message
     report = state.result()
     assert report.failed == 1
+    db = settings.db_location()
 
-    table = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "files"))
+    table = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "files", db))
     assert len(table) == 1
     rows = json.loads(table[0].data) if isinstance(table[0].data, str) else table[0].data
     by_file = {row["file"]: row for row in rows}
     assert by_file["broken.pdf"]["status"] == "failed" and by_file["broken.pdf"]["error"].startswith("corrupt")
     assert by_file["good.md"]["action"] == "added" and by_file["good.md"]["chunks"] >= 1
 
-    summary = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "summary"))
+    summary = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "summary", db))
     assert "| added | 2 |" in summary[0].data and "| failed | 1 |" in summary[0].data
-    progress = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "progress"))
+    progress = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "progress", db))
     assert progress and float(progress[0].data) == 100.0
+
+    # every file has its line in the run's logs on the server, the failed one as a WARNING
+    logs = _logs(state.state_details.flow_run_id, lambda found: any("broken.pdf" in m for _, m in found))
+    assert any(level == logging.WARNING and m.startswith("broken.pdf: failed — corrupt") for level, m in logs), logs
+    assert any(level == logging.INFO and m.startswith("good.md: added") for level, m in logs), logs
+
+    clean = ingest_flow([str(root / "good.md")], settings.model_copy(update={"kb": "clean"}), return_state=True)
+    assert clean.name == "Completed"
+
+
+def _logs(flow_run_id, ready) -> list[tuple[int, str]]:
+    """The run's log lines on the server (they are sent in batches: wait until ``ready``)."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId
+    from prefect.logging.handlers import APILogHandler
+
+    APILogHandler().flush()
+    deadline = time.monotonic() + 30
+    while True:
+        with get_client(sync_client=True) as client:
+            found = [(log.level, log.message) for log in
+                     client.read_logs(LogFilter(flow_run_id=LogFilterFlowRunId(any_=[flow_run_id])))]
+        if ready(found) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
+
+
+def test_two_databases_with_one_knowledge_base_name_have_their_own_artifacts(tmp_path):
+    """Issue #12: artifact keys were per knowledge base name only, so two databases that both use
+    ``default`` overwrote each other's."""
+    one, two = str(tmp_path / "one"), str(tmp_path / "two")
+    assert artifact_key("default", "files", one) != artifact_key("default", "files", two)
+    assert artifact_key("default", "files", one) == artifact_key("default", "files", one)
 
 
 def _flow_run_events(flow_run_id) -> list[str]:
@@ -94,11 +131,12 @@ def test_one_off_runs_send_no_heartbeats_unless_asked(prefect_harness, tmp_path,
             break
         time.sleep(0.5)
     assert beat in events[default] and beat in events[asked], events
-    assert "prefect.flow-run.Completed" in events[quiet] and beat not in events[quiet], events[quiet]
+    assert f"prefect.flow-run.{FAILURES_STATE}" in events[quiet] and beat not in events[quiet], events[quiet]
 
 
 def test_artifact_keys_are_valid():
     assert artifact_key("My_KB.2", "files") == "seams-my-kb-2-files"
+    assert re.fullmatch(r"seams-my-kb-2-[0-9a-f]{6}-files", artifact_key("My_KB.2", "files", "/data/lancedb"))
 
 
 def _wait_for(predicate, timeout: float, every: float = 1.0) -> bool:
