@@ -15,7 +15,7 @@ from functools import partial
 
 from parsers.model import Document
 from splitters.baselines import no_chunking, recursive_windows, token_windows
-from splitters.budget import block_starts, fit_to_budget, locate
+from splitters.budget import RowSpans, block_starts, fit_to_budget, locate
 from splitters.chunk import Budget, Chunk, TokenCounter, cl100k, cl100k_counter
 from splitters.section import find_headings, split_sections
 from splitters.sheet import split_sheets
@@ -68,7 +68,8 @@ def split_document(doc: Document, strategy: str, count: TokenCounter, budget: Bu
     if chosen.document_aware:
         return fit_to_budget(doc, chunks, count, budget)
     starts = block_starts(doc)
-    return [locate(doc, chunk, starts) for chunk in chunks]
+    rows: RowSpans = {}
+    return [locate(doc, chunk, starts, rows) for chunk in chunks]
 
 
 __all__ = [

@@ -6,8 +6,10 @@ A unit within the max is left whole. One over it is cut at the best boundary ins
 a line break that ends a sentence or opens an item; a sentence end; any line break; a word; a hard
 cut — and the pieces are packed greedily up to the pack size (``Budget.pack_tokens``). Table rows
 are never cut when a row fits, and every piece that starts inside a table carries that table's
-header rows again. A header line is never left at the end of a piece when its body follows (see
-:mod:`splitters.outline`): it is packed with at least the start of that body.
+header rows again — but a row too wide to fit with a header over a quarter of the limit is cut into
+column groups, each repeating only its own columns' header cells (:mod:`splitters.columns`), each a
+piece and a merge group of its own. A header line is never left at the end of a piece when its body
+follows (see :mod:`splitters.outline`): it is packed with at least the start of that body.
 
 (*) Two exceptions to the max: header lines followed by table rows that fit only without them make
 one piece up to ``merge_ceiling``, rather than a row cut in two or a header cut off its table; and
@@ -35,6 +37,7 @@ from dataclasses import dataclass, replace
 
 from parsers.model import BLOCK_SEPARATOR, Block, Document, Table
 from splitters.chunk import Budget, Chunk, TokenCounter
+from splitters.columns import column_groups, has_key_column
 from splitters.outline import Outline, common_prefix
 
 #: Boundaries inside a block, strongest first: a line break after a finished sentence or before an
@@ -77,6 +80,7 @@ class _Segment:
     end: int
     header: str = ""  # table header rows to prefix if a piece starts with this segment
     whole: bool = False  # table rows, furniture: never cut again to make room
+    sealed: bool = False  # a column group of a wide row: a piece on its own (its header fits it alone)
 
 
 # ------------------------------------------------------------------------------------- splitting
@@ -183,7 +187,8 @@ def _glue(text: str, segments: list[_Segment], count: TokenCounter, limit: int, 
     out: list[_Segment] = []
     while pending:
         current = pending.pop()
-        while pending and (cut := _glued_start(text, current, glue)) is not None:
+        while pending and not (current.sealed or pending[-1].sealed) \
+                and (cut := _glued_start(text, current, glue)) is not None:
             following = pending.pop()
             if count(current.header + text[current.start:following.end]) <= limit:
                 current = _Segment(current.start, following.end, current.header)
@@ -266,15 +271,20 @@ def _pack(text: str, segments: list[_Segment], count: TokenCounter, limit: int) 
     """Greedy packing of consecutive segments into pieces of at most ``limit`` tokens.
 
     A candidate is priced as the sum of its segments' counts, each counted with the gap before it;
-    the chosen piece is then counted exactly and gives back segments while it is over the limit.
+    the chosen piece is then counted exactly and gives back segments while it is over the limit. A
+    sealed segment is a piece on its own.
     """
     pieces: list[_Segment] = []
     index = 0
     while index < len(segments):
         first = segments[index]
+        if first.sealed:
+            pieces.append(first)
+            index += 1
+            continue
         estimate = count(first.header + text[first.start:first.end])
         stop = index + 1
-        while stop < len(segments):
+        while stop < len(segments) and not segments[stop].sealed:
             step = count(text[segments[stop - 1].end:segments[stop].end])
             if estimate + step > limit:
                 break
@@ -343,8 +353,9 @@ def split_chunk(doc: Document, chunk: Chunk, count: TokenCounter, limit: int,
     for piece in _pack(text, segments, count, limit):
         start, end = _trim(text, piece.start, piece.end)
         if end > start:
+            group = f"{chunk.group}#columns@{start}" if piece.sealed else chunk.group
             pieces.append(make_chunk(doc, start, end, count, piece.header, heading_path=chunk.heading_path,
-                                     group=chunk.group))
+                                     group=group))
     return pieces
 
 
@@ -352,14 +363,26 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
                   limit: int) -> list[_Segment]:
     """A table's rows as segments that are never cut (unless a row alone is over the limit): the
     header rows together with the first data row (a header is not left without a row), then one per
-    data row, each carrying the header to repeat if a piece starts with it."""
+    data row, each carrying the header to repeat if a piece starts with it.
+
+    A row over the limit is cut at words, each piece carrying the whole header — unless the header
+    is over a quarter of the limit (a wide table: the header would crowd out the row, and repeating
+    it on each piece costs rows × columns²). Then the row is cut into column groups
+    (:mod:`splitters.columns`): sealed segments, each repeating only its own columns' header cells,
+    each its own merge group (``group#columns@start``) so no merge joins it to a neighbour."""
     header = table.header_text + "\n"
-    spans = _row_spans(table, block_start)
+    rows = spans = _row_spans(table, block_start)
     head = min(table.header_rows + 1, len(spans))
     if head and count(text[spans[0][0]:spans[head - 1][1]]) <= limit:
         spans = [(spans[0][0], spans[head - 1][1], 0), *spans[head:]]
     elif 0 < table.header_rows <= len(spans):
         spans = [(spans[0][0], spans[table.header_rows - 1][1], 0), *spans[table.header_rows:]]
+    wide = len(table.rows[0]) > 1 and count(header) > limit // 4
+    key = wide and has_key_column(table)
+
+    def cut(s: int, e: int, room: int) -> list[tuple[int, int]]:
+        return split_text(text, s, e, count, room)
+
     segments = []
     for row_start, row_end, row_index in spans:
         rs, re_ = max(row_start, start), min(row_end, end)
@@ -367,6 +390,12 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
             continue
         row_header = header if row_index >= table.header_rows else ""
         room = limit - count(row_header)
+        if wide and (rs, re_) == (row_start, row_end) and count(text[rs:re_]) > max(room, 1):
+            data = row_index >= table.header_rows
+            for index in [row_index] if data else range(table.header_rows):  # header rows one by one
+                segments.extend(_Segment(s, e, prefix, whole=True, sealed=data) for s, e, prefix
+                                in column_groups(text, table, index, rows[index][0], count, limit, cut, key))
+            continue
         pieces = split_text(text, rs, re_, count, max(room, 1))
         segments.extend(_Segment(ps, pe, row_header, len(pieces) == 1) for ps, pe in pieces)
     return segments
@@ -492,15 +521,23 @@ def fit_to_budget(doc: Document, chunks: list[Chunk], count: TokenCounter, budge
         pieces = split_chunk(doc, chunk, count, budget.pack_tokens, outline, budget.merge_ceiling) \
             if _over_max(doc, chunk, count, budget, outline) else [chunk]
         sized.extend(replace(p, heading_path=outline.path_of(p.start, p.end)) for p in pieces)
-    return [locate(doc, c, outline.block_starts) for c in merge_small(doc, sized, count, budget, outline)]
+    rows: RowSpans = {}
+    return [locate(doc, c, outline.block_starts, rows) for c in merge_small(doc, sized, count, budget, outline)]
 
 
-def locate(doc: Document, chunk: Chunk, starts: tuple[int, ...] | None = None) -> Chunk:
+#: A table block's row starts and ends in ``Document.text``, by the block's start (built once per
+#: table, then bisected: locating each chunk of a tall table does not walk all its rows).
+RowSpans = dict[int, tuple[list[int], list[int]]]
+
+
+def locate(doc: Document, chunk: Chunk, starts: tuple[int, ...] | None = None, rows: RowSpans | None = None) -> Chunk:
     """Fill a chunk's page/sheet/row/slide locators and block kinds from the blocks its span touches
-    (``starts``: :func:`block_starts` of the document, when locating many chunks)."""
+    (``starts``: :func:`block_starts` of the document, and ``rows``, a cache filled as it goes, when
+    locating many chunks)."""
     pages: list[int] = []
     slides: list[int] = []
-    rows: list[int] = []
+    numbers: list[int] = []
+    rows = rows if rows is not None else {}
     sheet = None
     kinds: list[str] = []
     for block, b_start, _ in _blocks_in(doc, starts if starts is not None else block_starts(doc), chunk.start,
@@ -515,16 +552,20 @@ def locate(doc: Document, chunk: Chunk, starts: tuple[int, ...] | None = None) -
         if loc.sheet is not None and sheet is None:
             sheet = loc.sheet
         if block.row_numbers and block.table is not None:
-            for row_start, row_end, index in _row_spans(block.table, b_start):
-                if row_end > chunk.start and row_start < chunk.end:
-                    rows.append(block.row_numbers[index])
+            if b_start not in rows:
+                spans = _row_spans(block.table, b_start)
+                rows[b_start] = [s for s, _, _ in spans], [e for _, e, _ in spans]
+            row_starts, row_ends = rows[b_start]
+            # the rows with an end after the chunk's start and a start before its end
+            numbers.extend(block.row_numbers[bisect.bisect_right(row_ends, chunk.start):
+                                             bisect.bisect_left(row_starts, chunk.end)])
         if not kinds or kinds[-1] != block.kind:
             kinds.append(block.kind)
     return replace(
         chunk,
         page_start=min(pages) if pages else None, page_end=max(pages) if pages else None,
         slide_start=min(slides) if slides else None, slide_end=max(slides) if slides else None,
-        sheet=sheet, row_start=min(rows) if rows else None, row_end=max(rows) if rows else None,
+        sheet=sheet, row_start=min(numbers) if numbers else None, row_end=max(numbers) if numbers else None,
         kinds=tuple(kinds),
     )
 

@@ -2,7 +2,9 @@
 
 Invariant (checked by the tests for every strategy): ``document.text[chunk.start:chunk.end]`` is the
 span the chunk covers, and ``chunk.text == chunk.header + document.text[chunk.start:chunk.end]`` —
-the only text a chunk may carry that is not in its span is a repeated table header.
+the only text a chunk may carry that is not in its span is a repeated table header (for a column
+group of a row too wide for the budget: the header cells of its columns, and the key column's
+header and the row's key cell; see :mod:`splitters.columns`).
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class Chunk:
     end: int
     tokens: int
     heading_path: tuple[str, ...] = ()
-    header: str = ""  # repeated table header rows prefixed to the text (not part of the span)
+    header: str = ""  # repeated table header rows (or cells) prefixed to the text (not part of the span)
     group: str = ""  # merge scope: small chunks only join neighbours of the same group
     page_start: int | None = None
     page_end: int | None = None

@@ -1,5 +1,7 @@
 """The ``sheet`` strategy: each sheet (table) on its own — whole when it fits the max, else whole rows
 grouped up to the pack size — and the header rows repeated at the top of every chunk after the first.
+A row too wide for the pack size with its header is cut into column groups that repeat only their
+own columns' header cells (see :mod:`splitters.columns`).
 
 The merge group is the sheet name, so rows of two sheets never share a chunk.
 """
