@@ -293,7 +293,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print("seams: starting a local Prefect server (schedules do not run on a temporary one)…", file=sys.stderr)
     with local_server(args.port, log_path=log_path) as api_url:
         os.environ["PREFECT_API_URL"] = api_url
-        schedule = f"every {every}" if every else f"cron {args.cron!r}"
+        schedule = f"every {args.every.strip()}" if every else f"on cron {args.cron!r}"
         print(f"seams: dashboard at {dashboard_url(api_url)} — indexing {', '.join(args.paths)} {schedule} "
               f"into {settings.db_location()} (kb {settings.kb}); Ctrl-C stops", file=sys.stderr)
         serve_folders(args.paths, settings, every, args.cron, run_now=not args.no_run_now)

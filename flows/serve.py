@@ -61,7 +61,7 @@ def serve_folders(paths: list[str], settings: Settings, every: dt.timedelta | No
     ensure_kb_limit(settings.kb)
     parameters = {"paths": [str(Path(p).resolve()) for p in paths], "settings": settings.model_dump(mode="json")}
     if run_now:
-        threading.Thread(target=_trigger_first_run, args=(deployment_name(settings),), daemon=True).start()
+        threading.Thread(target=_trigger_first_run, args=(deployment_name(settings), parameters), daemon=True).start()
     ingest_flow.serve(
         name=deployment_name(settings),
         interval=every,
@@ -75,14 +75,18 @@ def serve_folders(paths: list[str], settings: Settings, every: dt.timedelta | No
     )
 
 
-def _trigger_first_run(name: str, wait: float = 60.0) -> None:
-    """Start one run right away, once the deployment exists, so indexing does not wait an interval."""
+def _trigger_first_run(name: str, parameters: dict, wait: float = 60.0) -> None:
+    """Start one run right away, once the deployment exists, so indexing does not wait an interval.
+    The run is given this serve's parameters: a deployment left by an earlier ``seams serve`` of
+    the same knowledge base may still hold that one's folders and settings until ``serve`` has
+    updated it."""
     from prefect.deployments import run_deployment
+    from prefect.exceptions import ObjectNotFound
 
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         try:
-            run_deployment(f"seams-ingest/{name}", timeout=0)
+            run_deployment(f"seams-ingest/{name}", parameters=parameters, timeout=0)
             return
-        except Exception:  # the deployment is not registered yet
+        except ObjectNotFound:  # the deployment is not registered yet
             time.sleep(1.0)

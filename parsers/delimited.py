@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import sys
 from pathlib import Path
 
 from parsers.detect import SNIFF_BYTES, sniff_encoding
@@ -17,8 +18,9 @@ from parsers.model import Document, Properties
 from parsers.tables import normalize_cell
 from parsers.xlsx import MAX_CELLS, MAX_ROWS, sheet_block
 
-#: Longest field read (csv's own default, 128 KiB, raises on longer ones).
-MAX_FIELD = 10_000_000
+#: Longest field read: any (csv's own default, 128 KiB, raises on longer ones; the file's size is
+#: bounded by the pipeline's per-file limit, and a long cell is cut into pieces like any long text).
+MAX_FIELD = sys.maxsize
 
 
 def parse_csv(path: Path) -> Document:
@@ -37,8 +39,17 @@ def parse_csv(path: Path) -> Document:
         stream.seek(0)
         csv.field_size_limit(MAX_FIELD)
         cells = 0
+        nuls = [0]
+
+        def lines():  # csv refuses NUL bytes ("line contains NUL"); a few of them are stray bytes
+            for line in stream:
+                if "\x00" in line:
+                    nuls[0] += line.count("\x00")
+                    line = line.replace("\x00", "")
+                yield line
+
         try:
-            for number, row in enumerate(csv.reader(stream, dialect), start=1):
+            for number, row in enumerate(csv.reader(lines(), dialect), start=1):
                 if len(numbered) >= MAX_ROWS or cells >= MAX_CELLS:
                     warnings.append(f"records after record {number - 1:,} were not read "
                                     f"(limit {MAX_ROWS:,} rows, {MAX_CELLS:,} cells)")
@@ -49,6 +60,8 @@ def parse_csv(path: Path) -> Document:
                     cells += len(values)
         except csv.Error as exc:
             raise CorruptFile(f"malformed CSV: {exc}") from exc
+    if nuls[0]:
+        warnings.append(f"{nuls[0]:,} NUL bytes were removed")
     block = sheet_block(numbered, path.stem)
     if block is None:
         raise EmptyFile("the CSV file has no non-empty cells")

@@ -142,7 +142,13 @@ def _looks_binary(head: bytes) -> bool:
     if any(head.startswith(bom) for bom, _ in _BOMS):
         return False
     if b"\x00" in head:
-        return _wide_encoding(head) is None
+        if _wide_encoding(head) is not None:
+            return False
+        # A few stray NUL bytes in otherwise clean text (a CSV export gone slightly wrong) do not
+        # make it binary: the text parsers drop them.
+        if head.count(0) * 100 > len(head):  # over 1 %
+            return True
+        head = head.replace(b"\x00", b"")
     # Text has few control characters besides tab, newline, carriage return and form feed.
     controls = sum(1 for byte in head if byte < 32 and byte not in (9, 10, 12, 13, 27))
     return controls > len(head) * 0.05

@@ -14,6 +14,7 @@ The encoding comes from a BOM, then ``<meta charset>``, then :func:`parsers.dete
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +42,57 @@ def parse_html(path: Path) -> Document:
     soup = BeautifulSoup(text, "html.parser")
     title = normalize_line(soup.title.get_text(" ")) if soup.title else ""
     walker = _Walker()
-    walker.walk(soup.body or soup)
+    try:
+        walker.walk(soup.body or soup)
+    except RecursionError:  # elements nested deeper than Python's recursion limit (about 1,000)
+        blocks = _flat_blocks(text)
+        warning = (f"elements nested over {sys.getrecursionlimit():,} deep: read as plain paragraphs "
+                   f"(no headings, lists or tables)")
+        return Document(str(path), "html", blocks, Properties(title=title), (warning,))
     walker.flush()
     return Document(str(path), "html", tuple(walker.blocks), Properties(title=title))
+
+
+def _flat_blocks(text: str) -> tuple[Block, ...]:
+    """The page's text as paragraphs, without recursion: a new paragraph at every block-level tag,
+    dropped and hidden-by-tag elements (``script``, ``style``, …) left out."""
+    from html.parser import HTMLParser
+
+    paragraphs: list[str] = []
+    current: list[str] = []
+    skipping = [0]
+
+    def end_paragraph() -> None:
+        line = _lines("".join(current))
+        current.clear()
+        if line:
+            paragraphs.append(line)
+
+    class Flat(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag in _DROPPED:
+                skipping[0] += 1
+            elif tag == "br":
+                current.append("\n")
+            elif tag in _CONTAINERS or tag in _HEADINGS or tag in _PARAGRAPHS or tag in _LIST_ITEMS or tag in (
+                    "table", "tr", "td", "th", "hr"):
+                end_paragraph()
+
+        def handle_endtag(self, tag):
+            if tag in _DROPPED:
+                skipping[0] = max(0, skipping[0] - 1)
+            elif tag in _CONTAINERS or tag in _HEADINGS or tag in _PARAGRAPHS or tag in _LIST_ITEMS:
+                end_paragraph()
+
+        def handle_data(self, data):
+            if not skipping[0]:
+                current.append(data)
+
+    parser = Flat(convert_charrefs=True)
+    parser.feed(text)
+    parser.close()
+    end_paragraph()
+    return tuple(Block("paragraph", p) for p in paragraphs)
 
 
 def _decode(data: bytes) -> str:

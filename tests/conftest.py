@@ -28,6 +28,45 @@ SAMPLES = SHARED / "samples" / "unstructured-example-docs"
 CHROMA = SHARED / "bench" / "chroma"
 
 
+def _stat(pid: int) -> list[bytes]:
+    """The fields of /proc/PID/stat after the command name: state, ppid, …"""
+    with open(f"/proc/{pid}/stat", "rb") as stat:
+        return stat.read().rsplit(b")", 1)[1].split()
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux /proc), children before grandchildren."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(_stat(int(entry))[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, frontier = [], [pid]
+    while frontier:
+        frontier = [child for child, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def running(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        return _stat(pid)[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def rss_kb(pid: int) -> int:
+    """Resident memory of one process in KiB (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next((int(line.split()[1]) for line in status if line.startswith("VmRSS:")), 0)
+    except OSError:
+        return 0
+
+
 @pytest.fixture(scope="session")
 def prefect_harness():
     """One Prefect test server for the whole session (it takes seconds to start)."""

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import descendants, running
 
 from flows.ingest import FAILURES_STATE, HEARTBEAT_VARIABLES, artifact_key, ingest_flow, one_off_run
 from flows.settings import Settings
@@ -205,3 +206,93 @@ def test_dask_runner_with_a_local_cluster_of_processes(prefect_harness, tmp_path
         return sorted((r["chunk_id"], r["text"]) for r in Store(db).rows())
 
     assert rows(str(tmp_path / "dask")) == rows(str(tmp_path / "local"))
+
+
+def _serve(docs: Path, db: str, tmp_path: Path, port: int, log_name: str) -> tuple[subprocess.Popen, Path]:
+    env = dict(os.environ, PREFECT_HOME=str(tmp_path / "prefect"), PREFECT_RUNNER_POLL_FREQUENCY="1")
+    env.pop("PREFECT_API_URL", None)
+    log = tmp_path / log_name
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "flows.cli", "serve", str(docs), "--every", "5s", "--db", db, "--embedder", "hashing",
+             "--port", str(port), "--workers", "1"], stdout=out, stderr=subprocess.STDOUT, env=env)
+    return process, log
+
+
+def _stop(process: subprocess.Popen, how: int, log: Path) -> float:
+    """Signal ``seams serve``; returns the seconds until it and everything it started were gone."""
+    started_processes = descendants(process.pid)
+    sent = time.monotonic()
+    process.send_signal(how)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+    _wait_for(lambda: not any(running(pid) for pid in started_processes), 30, every=0.2)
+    gone_after = time.monotonic() - sent
+    for pid in [process.pid, *started_processes]:
+        if running(pid):
+            os.kill(pid, signal.SIGKILL)
+    return gone_after
+
+
+def _finished(log: Path) -> int:
+    return log.read_text(errors="replace").count("Finished in state")
+
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_serve_soak_stays_flat_stops_on_signals_and_restarts_with_its_own_parameters(tmp_path):
+    """Issue #12: every served run left its process (~400 MB) and parser workers behind; SIGTERM
+    was ignored and Ctrl-C printed tracebacks; a restart with another folder ran the old one once."""
+    from conftest import rss_kb
+
+    docs, db = tmp_path / "docs", str(tmp_path / "db")
+    docs.mkdir()
+    (docs / "a.txt").write_text("첫 번째 문서입니다.", "utf-8")
+    port = 4300 + (os.getpid() + 7) % 500
+    process, log = _serve(docs, db, tmp_path, port, "serve1.log")
+    samples: dict[int, tuple[int, int]] = {}  # finished runs -> (processes, total RSS in KiB)
+    try:
+        while (runs := _finished(log)) < 30:
+            assert process.poll() is None, log.read_text()
+            assert _wait_for(lambda: _finished(log) > runs, 90, every=0.2), log.read_text()[-3000:]
+            time.sleep(1.0)  # the run's process exits after its last line
+            tree = [process.pid, *descendants(process.pid)]
+            samples[_finished(log)] = (len(tree), sum(rss_kb(pid) for pid in tree))
+            (docs / "a.txt").write_text(f"첫 번째 문서입니다. 수정 {runs}회.", "utf-8")  # the folder changes
+            (docs / f"new{runs % 3}.txt").write_text(f"추가된 문서 {runs}", "utf-8")
+        early = [samples[r] for r in samples if 3 <= r <= 8]
+        late = [samples[r] for r in samples if r >= 25]
+        assert max(p for p, _ in late) <= max(p for p, _ in early), samples
+        median = lambda values: sorted(values)[len(values) // 2]  # noqa: E731
+        assert median([m for _, m in late]) <= 1.3 * median([m for _, m in early]), samples
+        assert "every 5s" in log.read_text()
+    finally:
+        stop_seconds = _stop(process, signal.SIGTERM, log)
+    assert stop_seconds < 15, f"SIGTERM took {stop_seconds:.0f} s"
+    assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+
+    # Restart with another folder and database for the same knowledge base (same deployment).
+    docs2, db2 = tmp_path / "docs2", str(tmp_path / "db2")
+    docs2.mkdir()
+    (docs2 / "b.txt").write_text("두 번째 폴더의 문서입니다.", "utf-8")
+    old_versions = sorted(os.listdir(Path(db) / "default__chunks.lance" / "_versions"))
+    restarted = time.time()
+    process, log2 = _serve(docs2, db2, tmp_path, port, "serve2.log")
+    try:
+        assert _wait_for(lambda: _finished(log2) >= 3, 150, every=0.5), log2.read_text()[-3000:]
+        assert _indexed(db2) == {"b.txt"}
+        assert sorted(os.listdir(Path(db) / "default__chunks.lance" / "_versions")) == old_versions, (
+            "a run after the restart wrote into the old database")
+        from prefect.client.orchestration import get_client
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
+        with temporary_settings({PREFECT_API_URL: f"http://127.0.0.1:{port}/api"}), \
+                get_client(sync_client=True) as client:
+            runs = [r for r in client.read_flow_runs() if r.start_time and r.start_time.timestamp() > restarted]
+        assert runs and {r.parameters["settings"]["db"] for r in runs} == {db2}, [r.parameters for r in runs]
+    finally:
+        stop_seconds = _stop(process, signal.SIGINT, log2)
+    assert stop_seconds < 15, f"Ctrl-C took {stop_seconds:.0f} s"
+    assert "Traceback" not in log2.read_text(), log2.read_text()[-3000:]

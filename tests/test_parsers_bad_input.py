@@ -467,3 +467,39 @@ def test_a_folder_of_bad_files_beside_good_ones(tmp_path: Path) -> None:
     blob.write_bytes(bytes(range(256)) * 4)
     expected[blob] = "unsupported"
     assert {path.name: kind_of(path) for path in expected} == {path.name: kind for path, kind in expected.items()}
+
+
+# -- content that can be kept is kept (issue #16.4) -----------------------------------------------
+
+def test_html_nested_deeper_than_the_recursion_limit_is_read_flat(tmp_path: Path) -> None:
+    """It was reported ``corrupt`` (a RecursionError in the tree walk)."""
+    path = tmp_path / "nested.html"
+    path.write_text("<html><body><h1>제목</h1>" + "<div>" * 5000 + "깊은 곳의 본문 deep body text"
+                    + "</div>" * 5000 + "<p>after the depths</p><script>var x = 1;</script></body></html>", "utf-8")
+    doc = parse(path)
+    assert "깊은 곳의 본문 deep body text" in doc.text and "after the depths" in doc.text and "제목" in doc.text
+    assert "var x" not in doc.text
+    assert any("nested over" in w for w in doc.warnings)
+
+
+def test_a_csv_with_a_few_stray_nul_bytes_is_read(tmp_path: Path) -> None:
+    """It was skipped as binary; Python's csv module refuses NUL bytes too."""
+    rows = ["name,value"] + [f"항목{i},{i}" for i in range(300)]
+    rows[7], rows[120] = "항\x00목6,6", "항목119,1\x0019"
+    path = tmp_path / "export.csv"
+    path.write_text("\n".join(rows), "utf-8")
+    doc = parse(path)
+    assert "항목6 | 6" in doc.text and "항목119 | 119" in doc.text and "\x00" not in doc.text
+    assert "2 NUL bytes were removed" in doc.warnings
+    (tmp_path / "blob.csv").write_bytes(b"\x00\x01\x02" * 500)  # mostly NULs: still binary
+    with pytest.raises(ParseError) as info:
+        parse(tmp_path / "blob.csv")
+    assert info.value.kind == "unsupported"
+
+
+def test_one_huge_csv_field_does_not_lose_the_file(tmp_path: Path) -> None:
+    """A 20 MB field failed the whole file (csv's field size limit)."""
+    path = tmp_path / "notes.csv"
+    path.write_text("name,value\nalpha,1\nbig," + "x" * 20_000_000 + "\ngamma,3\n", "utf-8")
+    doc = parse(path)
+    assert "alpha | 1" in doc.text and "gamma | 3" in doc.text and "x" * 20_000_000 in doc.text

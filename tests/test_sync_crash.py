@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, descendants, running
 from test_sync import comparable_rows, manifest_by_doc, settings, write
 
 from flows.ingest import ingest_flow
@@ -135,31 +135,6 @@ def test_killed_runs_leave_an_index_a_rerun_makes_exact(prefect_harness, tmp_pat
     _assert_equals_fresh_ingest(root, db, tmp_path / "fresh3")
 
 
-def _children(pid: int) -> list[int]:
-    """Every descendant of ``pid`` (from /proc), deepest last."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as stat:
-                    parents[int(entry)] = int(stat.read().rsplit(b")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found, frontier = [], [pid]
-    while frontier:
-        frontier = [child for child, parent in parents.items() if parent in frontier]
-        found += frontier
-    return found
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except OSError:
-        return False
-
-
 def test_kill_9_of_an_ingest_leaves_no_process_behind(prefect_harness, tmp_path):
     """Issue #16.6: after ``kill -9`` of ``seams ingest``, its forkserver, parser workers and resource
     tracker (~185 MB) were still alive minutes later."""
@@ -174,22 +149,23 @@ def test_kill_9_of_an_ingest_leaves_no_process_behind(prefect_harness, tmp_path)
     process = subprocess.Popen(
         [sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(tmp_path / "db"), "--embedder", "hashing",
          "--workers", "2"], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    descendants: list[int] = []
+    started: list[int] = []
     try:
         deadline = time.monotonic() + 120
-        while len(_children(process.pid)) < 4 and process.poll() is None and time.monotonic() < deadline:
+        while len(descendants(process.pid)) < 4 and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.2)  # forkserver, resource tracker and two workers
-        descendants = _children(process.pid)
-        assert len(descendants) >= 4, "the ingest never started its parser workers"
+        started = descendants(process.pid)
+        assert len(started) >= 4, "the ingest never started its parser workers"
         process.kill()  # SIGKILL to the command alone, as `kill -9 PID` does
         process.wait()
         deadline = time.monotonic() + 15
-        while any(_running(pid) for pid in descendants) and time.monotonic() < deadline:
+        while any(running(pid) for pid in started) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert [pid for pid in descendants if _running(pid)] == [], "processes outlived the killed ingest"
+        assert [pid for pid in started if running(pid)] == [], "processes outlived the killed ingest"
     finally:
         if process.poll() is None:
             process.kill()
-        for pid in descendants:  # what a failed check leaves
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+        for pid in started:  # what a failed check leaves
+            if running(pid):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
