@@ -196,14 +196,24 @@ def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) ->
                                              for c in o.chunks)}
     cached = store.cached_vectors(embedder.name, list(texts))
     missing = [h for h in texts if h not in cached]
-    fresh = {}
+    fresh: dict = {}
+    unsaved: dict = {}
+    saved_at = time.monotonic()
     for start in range(0, len(missing), settings.embed_batch):
         part = missing[start:start + settings.embed_batch]
         for h, vector in zip(part, embedder.encode([texts[h] for h in part]), strict=True):
-            fresh[h] = vector
-    store.cache_vectors(embedder.name, fresh)
+            fresh[h] = unsaved[h] = vector
+        # The cache is written as it fills, so an interrupted run keeps what it embedded.
+        if time.monotonic() - saved_at >= CACHE_SAVE_EVERY_S:
+            store.cache_vectors(embedder.name, unsaved)
+            unsaved, saved_at = {}, time.monotonic()
+    store.cache_vectors(embedder.name, unsaved)
     vectors = {h: v.tolist() for h, v in {**cached, **fresh}.items()}
     return vectors, len(fresh), len(cached)
+
+
+#: While a batch is embedded, its new vectors are saved to the cache at least this often.
+CACHE_SAVE_EVERY_S = 30.0
 
 
 def write_rows(store: Store, rows: list[dict], paths: list[str], dim: int, entries: list[dict]) -> tuple[int, int]:
@@ -339,6 +349,10 @@ def _unchanged_report(ref: FileRef, row: dict) -> FileReport:
                       row["rule"], row["evidence"], row["chunks"], row["tokens"], row["error_kind"], row["error"])
 
 
+#: Files in the first batch of a run whose batches are sized automatically.
+FIRST_BATCH_FILES = 4
+
+
 def batch_size(configured: int, files: int) -> int:
     """Files per batch: as configured, or (0, the default) about an eighth of the run, between 16 and
     256 — each batch costs a few Prefect task runs and LanceDB commits, so small files go in big
@@ -378,7 +392,9 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
         config = CutConfig.from_settings(settings)
         workers = max(settings.workers, 0)  # one pool per worker count, reused across runs
         size = batch_size(settings.batch_files, len(plan.to_cut))
-        batches = [plan.to_cut[i:i + size] for i in range(0, len(plan.to_cut), size)]
+        # A small first batch makes the first files searchable (and safe from an interrupt) early.
+        first = size if settings.batch_files > 0 else min(size, FIRST_BATCH_FILES)
+        batches = [plan.to_cut[:first]] + [plan.to_cut[i:i + size] for i in range(first, len(plan.to_cut), size)]
         cut_all = steps.cut_all or (lambda bs, *args: (steps.cut(b, *args) for b in bs))
         for outcomes in cut_all(batches, config, workers, settings.file_timeout_s):
             vectors, fresh, reused = steps.embed(outcomes, settings, store)

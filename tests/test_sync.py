@@ -393,3 +393,36 @@ def test_a_rerun_counts_each_failed_file_once(tmp_path):
     assert run_ingest([str(tmp_path / "docs")], config, Steps()).summary().startswith("4 added, 0 updated, 0 unchanged")
     again = run_ingest([str(tmp_path / "docs")], config, Steps()).summary()
     assert again.startswith("0 added, 0 updated, 4 unchanged, 0 deleted, 2 failed (2 unchanged since they failed")
+
+
+def test_an_interrupt_keeps_the_vectors_embedded_so_far(tmp_path, monkeypatch):
+    """Issue #16.10: vectors were cached only once a whole batch was embedded, so an interrupt
+    before that lost all the embedding done."""
+    import flows.ingest
+    from flows.embedders import get_embedder
+    from flows.ingest import Steps, run_ingest
+
+    root = tmp_path / "docs"
+    for i in range(6):
+        write(root / f"doc{i}.txt", "\n\n".join(f"문서 {i}의 {j}번째 문단입니다. " * 30 for j in range(8)))
+    config = Settings(db=str(tmp_path / "db"), embedder="hashing", workers=0, embed_batch=4, batch_files=100)
+    real = get_embedder("hashing", 1)
+    calls = [0]
+
+    class Interrupted:
+        name, dim = real.name, real.dim
+
+        def encode(self, texts):
+            calls[0] += 1
+            if calls[0] == 3:
+                raise KeyboardInterrupt
+            return real.encode(texts)
+
+    monkeypatch.setattr(flows.ingest, "get_embedder", lambda *args: Interrupted())
+    monkeypatch.setattr(flows.ingest, "CACHE_SAVE_EVERY_S", 0.0)
+    with pytest.raises(KeyboardInterrupt):
+        run_ingest([str(root)], config, Steps())
+    monkeypatch.undo()
+    again = run_ingest([str(root)], config, Steps())
+    assert again.reused_vectors == 8, "the two sub-batches embedded before the interrupt are reused"
+    assert again.count("added") == 6
