@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from flows.ingest import artifact_key
+
 pytestmark = pytest.mark.server
 
 
@@ -76,7 +78,9 @@ def test_ingest_reports_to_its_own_temporary_server_and_stops_it(tmp_path):
         runs = db.execute("SELECT state_type, state_name FROM flow_run").fetchall()
         artifacts = {key for (key,) in db.execute("SELECT key FROM artifact")}
     assert runs == [("COMPLETED", "Completed")]
-    assert {"seams-default-files", "seams-default-summary"} <= artifacts, "the last requests reached the server"
+    db_location = str((tmp_path / "db").resolve())
+    expected = {artifact_key("default", "files", db_location), artifact_key("default", "summary", db_location)}
+    assert expected <= artifacts, "the last requests reached the server"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and uses PR_SET_PDEATHSIG")
