@@ -366,6 +366,7 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     """Sync the files under ``paths`` into the knowledge base; only what changed is cut again."""
     started = time.perf_counter()
     store = Store(settings.db, settings.kb)
+    store.upgrade()  # a chunks table of an older layout: columns added in place, or re-created
     fingerprint = settings.fingerprint()
     manifest = store.manifest()
     plan = plan_sync(paths, manifest, fingerprint, settings.allow_mass_delete, settings.retry_failed)

@@ -11,10 +11,16 @@ file either as it was or as it is now. The manifest row of a file is written aft
 a run dies in between, the next run sees the file as changed and redoes it. Predicates are built
 with :func:`sql_string`, so no file name can widen a delete.
 
+The chunk rows carry, beside the flat columns seams filters on, an ``id`` and a ``metadata`` struct
+(:func:`chunk_schema`): the layout LangChain's and LlamaIndex's LanceDB stores read. A table written
+before they existed gains them in place at the next ingest (:meth:`Store.upgrade`).
+
 Indexes and upkeep (:meth:`Store.maintain`, after every ingest): two BM25 full-text indexes —
 character 2-3-grams over ``text`` (any script; Korean words carry particles, so whole-word tokens
 would miss them) and stemmed English words over ``embed_text`` (better ranking for English
-queries); an IVF_PQ vector index from :data:`VECTOR_INDEX_MIN_ROWS` rows (below that, exact search
+queries). Other tools replace the index on ``text`` with an English word index of their own
+(:data:`FOREIGN_FTS_CALLS`); every ingest and full-text search compares each index's settings, as
+LanceDB reports them, with seams' and rebuilds one that differs, with a warning. an IVF_PQ vector index from :data:`VECTOR_INDEX_MIN_ROWS` rows (below that, exact search
 is fast and exact). Searches also scan rows written since an index was last updated, so results
 are current right after a write; compaction (``optimize``), run after large runs or once commits
 have piled up, folds those rows into the indexes and removes old versions. Old versions are also
@@ -63,9 +69,25 @@ PRUNE_VERSIONS = 12
 log = logging.getLogger(__name__)
 
 
+#: The chunk columns copied into the ``metadata`` struct, in its order: where a chunk comes from and
+#: where it sits in its file. LangChain's and LlamaIndex's LanceDB stores return this struct as a
+#: chunk's metadata (see the README, "Using the index from LangChain / LlamaIndex").
+METADATA_FIELDS = ("source", "doc_id", "chunk_id", "format", "strategy", "rule", "ordinal", "tokens", "heading_path",
+                   "page_start", "page_end", "sheet", "row_start", "row_end", "slide_start", "slide_end",
+                   "char_start", "char_end", "embedder")
+
+
 def chunk_schema(dim: int) -> pa.Schema:
-    """The one row schema of the chunks table."""
-    return pa.schema([
+    """The one row schema of the chunks table.
+
+    The flat columns are what seams filters, deletes and searches on. ``id`` (the chunk id again) and
+    ``metadata`` (a struct of :data:`METADATA_FIELDS`, derived from the flat columns by
+    :func:`chunk_records`) are the layout other tools' LanceDB stores read: with ``id``, ``text``,
+    ``vector`` and ``metadata`` a seams table opens in langchain-community's ``LanceDB`` and in
+    LlamaIndex's ``LanceDBVectorStore`` as it is. They come last, so a table written before they
+    existed gains them in place (:meth:`Store.upgrade`) with the same column order as a new one.
+    """
+    flat = [
         pa.field("chunk_id", pa.string(), nullable=False),
         pa.field("doc_id", pa.string(), nullable=False),
         pa.field("source", pa.string()),  # absolute path when indexed
@@ -93,7 +115,30 @@ def chunk_schema(dim: int) -> pa.Schema:
         pa.field("config", pa.string()),
         pa.field("indexed_at", pa.timestamp("us", tz="UTC")),
         pa.field("vector", pa.list_(pa.float32(), dim)),
+    ]
+    types = {field.name: field.type for field in flat}
+    return pa.schema([
+        *flat,
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("metadata", pa.struct([pa.field(name, types[name]) for name in METADATA_FIELDS])),
     ])
+
+
+#: The columns :func:`chunk_records` derives; a chunks table without them is upgraded in place.
+DERIVED_COLUMNS = ("id", "metadata")
+
+
+def chunk_records(rows: Iterable[dict]) -> list[dict]:
+    """Chunk rows (the flat columns, as :func:`flows.ingest.chunk_rows` builds them) with the derived
+    ``id`` and ``metadata`` columns added: the only place they are computed."""
+    return [dict(row, id=row["chunk_id"], metadata={name: row.get(name) for name in METADATA_FIELDS})
+            for row in rows]
+
+
+def derived_columns_sql() -> dict[str, str]:
+    """The derived columns as SQL over the flat ones, to add them to a table written without them."""
+    fields = ", ".join(f"'{name}', {name}" for name in METADATA_FIELDS)
+    return {"id": "chunk_id", "metadata": f"named_struct({fields})"}
 
 
 MANIFEST_SCHEMA = pa.schema([
@@ -140,19 +185,61 @@ def text_indexes() -> dict[str, object]:
     }
 
 
+#: How :class:`lancedb.index.FTS` settings are named in the ``index_details`` LanceDB (0.40) reports
+#: for a full-text index in ``list_indices()``; the n-gram lengths only matter to an n-gram tokenizer.
+_FTS_DETAILS = {"base_tokenizer": "base_tokenizer", "language": "language", "lower_case": "lower_case",
+                "stem": "stem", "remove_stop_words": "remove_stop_words", "ascii_folding": "ascii_folding",
+                "with_position": "with_position", "max_token_length": "max_token_length",
+                "prefix_only": "prefix_only", "ngram_min_length": "min_ngram_length",
+                "ngram_max_length": "max_ngram_length"}
+
+#: Calls of other tools known to replace a seams full-text index (all end in LanceDB's
+#: ``create_fts_index(COLUMN, replace=True)`` with its English word tokenizer).
+FOREIGN_FTS_CALLS = ("langchain-community LanceDB.similarity_search(..., query_type='fts' or 'hybrid')",
+                     "llama-index LanceDBVectorStore queries with query_type='fts' or 'hybrid'",
+                     "lancedb Table.create_fts_index('text', replace=True) or create_index('text', replace=True)")
+
+
+def foreign_settings(index, column: str, config) -> list[str]:
+    """How the full-text index ``index`` (an entry of ``list_indices()``) differs from the one seams
+    builds on ``column`` with ``config``, e.g. ``["base_tokenizer simple, not ngram"]``; [] when it is
+    seams' own, or when this LanceDB does not report an index's settings (``index_details``)."""
+    differences = []
+    if list(index.columns) != [column]:
+        differences.append(f"columns {list(index.columns)}, not [{column!r}]")
+    details = getattr(index, "index_details", None)
+    if not isinstance(details, dict) or "base_tokenizer" not in details:
+        return differences
+    for attribute, key in _FTS_DETAILS.items():
+        if attribute.startswith("ngram") and not config.base_tokenizer == details["base_tokenizer"] == "ngram":
+            continue
+        wanted = getattr(config, attribute)
+        if key in details and details[key] != wanted:
+            differences.append(f"{key} {details[key]}, not {wanted}")
+    return differences
+
+
 def ensure_indexes(table, vector_min_rows: int | None = VECTOR_INDEX_MIN_ROWS) -> list[str]:
-    """Create the chunks table's missing indexes (see the module docstring); ``vector_min_rows=None``
-    leaves the vector index out. Returns the names of the indexes created."""
-    existing = {index.name for index in table.list_indices()}
+    """Create the chunks table's missing indexes (see the module docstring) and rebuild a full-text
+    index another tool replaced with one of its own settings (:data:`FOREIGN_FTS_CALLS`), with a
+    warning; ``vector_min_rows=None`` leaves the vector index out. Returns the names of the indexes
+    created or rebuilt."""
+    indexes = {index.name: index for index in table.list_indices()}
     rows = table.count_rows()
     created = []
     if rows == 0:
         return created
     for column, config in text_indexes().items():
-        if f"{column}_idx" not in existing:
-            table.create_index(column, config=config, replace=True)
-            created.append(f"{column}_idx")
-    if vector_min_rows is not None and "vector_idx" not in existing and rows >= vector_min_rows:
+        name = f"{column}_idx"
+        if name in indexes:
+            differences = foreign_settings(indexes[name], column, config)
+            if not differences:
+                continue
+            log.warning("the full-text index %s of %s is not seams' (%s): another tool replaced it (for example "
+                        "%s); rebuilding it", name, table.name, "; ".join(differences), FOREIGN_FTS_CALLS[0])
+        table.create_index(column, config=config, replace=True)
+        created.append(name)
+    if vector_min_rows is not None and "vector_idx" not in indexes and rows >= vector_min_rows:
         table.create_index(metric="cosine", vector_column_name="vector", index_type="IVF_PQ", replace=True)
         created.append("vector_idx")
     return created
@@ -183,6 +270,40 @@ class Store:
         if table is None and dim is not None:
             table = self.db.create_table(self._name(CHUNKS), schema=chunk_schema(dim), exist_ok=True)
         return table
+
+    def upgrade(self) -> str:
+        """Bring a chunks table written by an older seams to :func:`chunk_schema`, before a run writes
+        to it. Returns what was done ("" for nothing).
+
+        A table without the derived columns (``id``, ``metadata``) gains them in place, computed from
+        its flat columns by LanceDB (``add_columns``): nothing is re-cut or re-embedded. A table whose
+        columns still differ (a layout this code cannot derive, or one another tool changed) is
+        dropped with the KB's manifest, so the run indexes every file again; the embedding cache
+        spares the embedding.
+        """
+        table = self.chunks_table()
+        if table is None:
+            return ""
+        done = []
+        missing = [name for name in DERIVED_COLUMNS if name not in table.schema.names]
+        if missing and all(name not in DERIVED_COLUMNS for name in table.schema.names):
+            sql = derived_columns_sql()
+            try:
+                table.add_columns({name: sql[name] for name in missing})
+                done.append(f"added {', '.join(missing)}")
+            except Exception as exc:  # a flat column the derivation needs is missing or of another type
+                log.warning("could not add %s to %s: %s", ", ".join(missing), table.name, exc)
+            table = self.chunks_table()
+        if _same_columns(table.schema, chunk_schema(table.schema.field("vector").type.list_size)):
+            if done:
+                log.warning("upgraded the chunks table of kb %s in %s: %s", self.kb, self.uri, "; ".join(done))
+            return "; ".join(done)
+        log.warning("the chunks table of kb %s in %s has an older or foreign layout; dropping it and its "
+                    "manifest, so every file is indexed again", self.kb, self.uri)
+        self.db.drop_table(self._name(CHUNKS))
+        if self.manifest_table() is not None:
+            self.db.drop_table(self._name(MANIFEST))
+        return "re-created"
 
     def manifest_table(self, create: bool = False):
         table = self._open(self._name(MANIFEST))
@@ -258,7 +379,7 @@ class Store:
         if stored_dim != dim:
             raise UsageError(f"knowledge base {self.kb!r} holds {stored_dim}-d vectors, this embedder makes {dim}-d "
                              f"ones; index into another --kb (or delete this one) to change embedders")
-        data = pa.Table.from_pylist(list(rows), schema=chunk_schema(dim))
+        data = pa.Table.from_pylist(chunk_records(rows), schema=chunk_schema(dim))
         if data.num_rows == 0:
             return 0, table.delete(in_list("source", paths)).num_deleted_rows
         result = (
@@ -378,6 +499,21 @@ class Store:
             self.db.create_table(cache_table_name(embedder), data=data, exist_ok=True)
             return
         table.merge_insert("key").when_not_matched_insert_all().execute(data)
+
+
+def _same_columns(stored: pa.Schema, wanted: pa.Schema) -> bool:
+    """The same column names, in order, of the same types (nullability aside: LanceDB may report a
+    derived column either way)."""
+    def shape(schema: pa.Schema) -> list[tuple[str, str]]:
+        return [(field.name, _type_name(field.type)) for field in schema]
+
+    return shape(stored) == shape(wanted)
+
+
+def _type_name(type_: pa.DataType) -> str:
+    if pa.types.is_struct(type_):
+        return "struct<" + ", ".join(f"{f.name}: {_type_name(f.type)}" for f in type_) + ">"
+    return str(type_)
 
 
 def _needs_pruning(table) -> bool:

@@ -22,7 +22,9 @@ VOLATILE = ("indexed_at", "source", "root")
 def comparable_rows(db: str, kb: str = "default") -> list[dict]:
     """The chunks table as sorted plain rows, without the columns two equal ingests may differ in
     (chunk ids start with the file's path: compared relative to the root)."""
-    rows = [dict(r, chunk_id=f"{r['doc_id']}#{r['ordinal']}") for r in Store(db, kb).rows()]
+    rows = [dict(r, chunk_id=f"{r['doc_id']}#{r['ordinal']}", id=f"{r['doc_id']}#{r['ordinal']}",
+                 metadata={k: v for k, v in r["metadata"].items() if k not in ("source", "chunk_id")})
+            for r in Store(db, kb).rows()]
     return sorted(({k: v for k, v in r.items() if k not in VOLATILE} for r in rows), key=lambda r: r["chunk_id"])
 
 
