@@ -48,8 +48,6 @@ def _settings(args: argparse.Namespace):
                 raise UsageError(f"--override wants GLOB=STRATEGY, got {item!r}")
             pairs[glob] = strategy
         overrides["overrides"] = pairs
-    if getattr(args, "max_tokens", None) is not None and getattr(args, "merge_ceiling", None) is None:
-        overrides["merge_ceiling"] = max(args.max_tokens, round(args.max_tokens * 1150 / 1100))
     return Settings(**overrides)
 
 

@@ -32,12 +32,13 @@ class Settings(BaseSettings):
 
     db: str = Field(default=".seams/lancedb", description="LanceDB directory or object-store URI")
     kb: str = Field(default="default", description="knowledge base: a separate pair of tables")
-    embedder: str = Field(default="use-multilingual", description="embedder name (see `seams embedders`)")
+    embedder: str = Field(default="use-multilingual", description="embedder name: use-multilingual, minilm, hashing")
     embed_threads: int = Field(default_factory=lambda: os.cpu_count() or 1)
     embed_batch: int = 64
     min_tokens: int = 100
     max_tokens: int = 1100
-    merge_ceiling: int = 1150
+    merge_ceiling: int | None = Field(default=None, description="merges stop at this size (default: 1150 for "
+                                      "the default max, scaled with another max)")
     pack_tokens: int = Field(default=500, description="pack whole sibling sections and split pieces up to this (0: the max)")
     strategy: str | None = Field(default=None, description="force one strategy for every file")
     overrides: dict[str, str] = Field(default_factory=dict, description="glob -> strategy")
@@ -91,6 +92,13 @@ class Settings(BaseSettings):
         for strategy in value.values():
             get_strategy(strategy)
         return value
+
+    @model_validator(mode="after")
+    def _ceiling(self) -> Settings:
+        # From a flag or SEAMS_MAX_TOKENS alike: a max given without a ceiling brings its own.
+        if self.merge_ceiling is None:
+            self.merge_ceiling = Budget.ceiling_for(self.max_tokens)
+        return self
 
     @model_validator(mode="after")
     def _known_rules(self) -> Settings:

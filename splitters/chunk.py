@@ -46,6 +46,12 @@ class Budget:
     def pack_tokens(self) -> int:
         return min(self.pack or self.max_tokens, self.max_tokens)
 
+    @staticmethod
+    def ceiling_for(max_tokens: int) -> int:
+        """The merge ceiling that goes with a max when none is given: the default's slack (1,150
+        for 1,100), scaled."""
+        return max(max_tokens, round(max_tokens * Budget.merge_ceiling / Budget.max_tokens))
+
 
 @dataclass(frozen=True)
 class Chunk:

@@ -80,3 +80,21 @@ def test_inspect_reports_encrypted_file(capsys):
 def test_console_script_installed():
     result = subprocess.run([sys.executable, "-m", "flows.cli", "--help"], capture_output=True, text=True, check=False)
     assert result.returncode == 0 and "ingest" in result.stdout
+
+
+def test_the_max_from_the_environment_and_from_the_flag_agree(tmp_path, capsys, monkeypatch):
+    """Issue #14: ``SEAMS_MAX_TOKENS=2000 seams inspect`` failed (the ceiling stayed 1,150) where
+    ``--max-tokens 2000`` worked."""
+    doc = tmp_path / "notes.md"
+    doc.write_text("# 제목\n\n" + "본문 문장입니다. " * 50, "utf-8")
+    assert main(["inspect", str(doc), "--max-tokens", "2000", "--json"]) == 0
+    by_flag = json.loads(capsys.readouterr().out)
+    monkeypatch.setenv("SEAMS_MAX_TOKENS", "2000")
+    assert main(["inspect", str(doc), "--json"]) == 0
+    by_env = json.loads(capsys.readouterr().out)
+    assert by_env == by_flag
+    from flows.settings import Settings
+
+    assert Settings().merge_ceiling == Settings(max_tokens=2000, merge_ceiling=None).merge_ceiling == 2091
+    monkeypatch.delenv("SEAMS_MAX_TOKENS")
+    assert Settings().merge_ceiling == 1150

@@ -96,7 +96,7 @@ def variant(spec: str) -> Configuration:
         raise UsageError(f"--variant {spec!r}: max, min, ceiling and pack are token counts") from None
     maximum = numbers.get("max", Budget().max_tokens)
     minimum = numbers.get("min", min(Budget().min_tokens, maximum // 4))
-    ceiling = numbers.get("ceiling", max(maximum, round(maximum * 1150 / 1100)))
+    ceiling = numbers.get("ceiling", Budget.ceiling_for(maximum))
     heading = values.get("heading", "off").lower()
     if heading not in _ON:
         raise UsageError(f"--variant heading=on|off, got {values['heading']!r}")
