@@ -309,6 +309,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"seams: starting the Prefect server; dashboard at http://127.0.0.1:{args.port}\n"
           f"       in other terminals: export PREFECT_API_URL={api_url}", file=sys.stderr)
+    os.environ.setdefault("PREFECT_UI_API_URL", api_url)  # the UI assumes port 4200 unless told
     os.execv(sys.executable, [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
                               "--port", str(args.port), "--analytics-off", "--no-prompt"])
     return EXIT_OK  # pragma: no cover - execv does not return

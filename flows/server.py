@@ -69,6 +69,9 @@ def local_server(port: int | None = None, startup_timeout: float = 120.0, log_pa
     api_url = f"http://127.0.0.1:{port}/api"
     env = dict(os.environ)
     env.pop("PREFECT_API_URL", None)
+    # The dashboard's own API address: Prefect's UI assumes port 4200 unless told, and then shows
+    # "Can't connect to Server API" on any other port.
+    env.setdefault("PREFECT_UI_API_URL", api_url)
     log = open(log_path, "ab") if log_path else subprocess.DEVNULL
     process = subprocess.Popen(
         [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port),

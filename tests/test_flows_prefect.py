@@ -268,6 +268,11 @@ def test_serve_soak_stays_flat_stops_on_signals_and_restarts_with_its_own_parame
         median = lambda values: sorted(values)[len(values) // 2]  # noqa: E731
         assert median([m for _, m in late]) <= 1.3 * median([m for _, m in early]), samples
         assert "every 5s" in log.read_text()
+        # the dashboard on this port talks to this port's API (Prefect's UI assumes 4200 otherwise)
+        import urllib.request
+
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/ui-settings", timeout=10) as response:
+            assert json.loads(response.read())["api_url"] == f"http://127.0.0.1:{port}/api"
     finally:
         stop_seconds = _stop(process, signal.SIGTERM, log)
     assert stop_seconds < 15, f"SIGTERM took {stop_seconds:.0f} s"
