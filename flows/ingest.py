@@ -520,8 +520,9 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     if distributed:
         # Dask workers are daemon processes (no child pools): each cuts its batch in-process.
         settings = settings.model_copy(update={"workers": 0})
+    server_log = _server_logger()
     try:
-        with kb_slot(settings.kb), progress.listening(_file_logger()):
+        with kb_slot(settings.kb), progress.listening(_file_logger(server_log)):
             report = run_ingest(paths, settings, steps)
     finally:
         # The parser workers go with the run: a served run's process would otherwise keep them
@@ -532,7 +533,9 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     for root in report.refused:
         logger.warning("refused to delete every indexed file of %s (it is empty or missing)", root)
     message = f"{report.summary()}; {report.chunks} chunks in {report.seconds:.1f} s"
-    logger.info(message)
+    # The summary line: to the terminal and the server where run logs show INFO (``seams serve``),
+    # else to the server alone.
+    (logger if logger.isEnabledFor(logging.INFO) else server_log).info(message)
     # A failed file never fails the run: the data of the others is indexed, so the run is Completed
     # (automations and retries treat it as done); its state *name* says that files failed, which the
     # dashboard's run list shows, and its message says how many.
@@ -544,10 +547,9 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
 FAILURES_STATE = "CompletedWithFailures"
 
 
-def _file_logger() -> Callable[[FileReport, int, int], None]:
-    """A line per file in the run's logs on the server — INFO for each file indexed, WARNING for each
-    that failed — and none in the terminal, which shows its own progress: the lines go to Prefect's
-    API log handler only."""
+def _server_logger() -> logging.LoggerAdapter:
+    """The run's logger for lines meant for the run's logs on the server and not the terminal (which
+    shows its own progress): its only handler is Prefect's API log handler."""
     from prefect.logging.handlers import APILogHandler
     from prefect.logging.loggers import PrefectLogAdapter
 
@@ -556,7 +558,12 @@ def _file_logger() -> Callable[[FileReport, int, int], None]:
         files.addHandler(APILogHandler())
         files.propagate = False
     files.setLevel(logging.INFO)
-    logger = PrefectLogAdapter(files, extra=get_run_logger().extra)
+    return PrefectLogAdapter(files, extra=get_run_logger().extra)
+
+
+def _file_logger(logger: logging.LoggerAdapter) -> Callable[[FileReport, int, int], None]:
+    """A line per file in the run's logs on the server: INFO for each file indexed, WARNING for each
+    that failed."""
 
     def log_file(report: FileReport, done: int, total: int) -> None:
         if report.status == "failed":

@@ -64,6 +64,7 @@ def test_failed_file_is_in_the_artifact_and_the_run_completes(prefect_harness, t
     logs = _logs(state.state_details.flow_run_id, lambda found: any("broken.pdf" in m for _, m in found))
     assert any(level == logging.WARNING and m.startswith("broken.pdf: failed — corrupt") for level, m in logs), logs
     assert any(level == logging.INFO and m.startswith("good.md: added") for level, m in logs), logs
+    assert any(m.startswith("2 added, 0 updated") and "1 failed" in m for _, m in logs), "the summary line"
 
     clean = ingest_flow([str(root / "good.md")], settings.model_copy(update={"kb": "clean"}), return_state=True)
     assert clean.name == "Completed"
