@@ -226,9 +226,7 @@ class _Reader:
             if name == "p":
                 self._paragraph(child, blocks)
             elif name == "tbl":
-                block = self._table(child)
-                if block is not None:
-                    blocks.append(block)
+                blocks.extend(self._table(child))
             elif name == "subList":
                 self.read(child, blocks)
 
@@ -252,9 +250,7 @@ class _Reader:
                     pieces.append(text_of_t(item))
                 elif kind == "tbl":
                     flush()
-                    table = self._table(item)
-                    if table is not None:
-                        blocks.append(table)
+                    blocks.extend(self._table(item))
                 elif kind == "ctrl":
                     self._controls(item)
                 elif kind == "secPr":
@@ -304,13 +300,18 @@ class _Reader:
             if name == "subList":
                 self.read(child, blocks)
             elif name == "tbl":
-                table = self._table(child)
-                if table is not None:
-                    blocks.append(table)
+                blocks.extend(self._table(child))
             elif name not in _SKIPPED:
                 self._objects(child, blocks)
 
-    def _table(self, tbl: Any) -> Block | None:
+    def _table(self, tbl: Any) -> list[Block]:
+        """A table, then its caption (``hp:caption``)."""
+        caption: list[Block] = []
+        for element in _children(tbl, "caption"):
+            self.read(element, caption)
+        return [*self._grid(tbl), *caption]
+
+    def _grid(self, tbl: Any) -> list[Block]:
         rows = _children(tbl, "tr")
         height = max(_int(tbl.get("rowCnt")), len(rows))
         cells: list[tuple[int, int, int, int, str, bool]] = []  # row, col, rows, cols, text, header
@@ -334,7 +335,7 @@ class _Reader:
                 cells.append((row, col, down, across, self._cell_text(tc), tc.get("header") == "1"))
                 col += across
         if not cells:
-            return None
+            return []
         height = max(height, max(row + down for row, _, down, _, _, _ in cells))
         width = max(max(_int(tbl.get("colCnt")), 1), max(col + across for _, col, _, across, _, _ in cells))
         if height * width > 1_000_000:
@@ -351,9 +352,7 @@ class _Reader:
         while declared < height and header_cells.get(declared) and all(header_cells[declared]):
             declared += 1
         table = make_table(grid, spans, header_rows=declared or None, normalized=True)
-        if table is None:
-            return None
-        return Block("table", table.render(), table=table)
+        return [] if table is None else [Block("table", table.render(), table=table)]
 
     def _cell_text(self, tc: Any) -> str:
         nested: list[Block] = []
