@@ -328,6 +328,10 @@ def parse_hwp(path: Path) -> Document:
             for entry in sections:
                 reader.read(read_records(stream("/".join(entry))), body)
             properties = _properties(ole)
+            # A distribution copy keeps its real body encrypted in ViewText; a BodyText beside it
+            # (flag unset: a tool rewrote the file) may be a stub, so say where the text came from.
+            warnings = ("the file also holds an encrypted distribution body (ViewText) that was not read",) \
+                if any(entry[0] == "ViewText" for entry in ole.listdir()) else ()
     except OSError as exc:  # olefile's errors for a broken container
         raise CorruptFile(f"broken OLE2 container: {exc}") from exc
     except struct.error as exc:
@@ -335,7 +339,7 @@ def parse_hwp(path: Path) -> Document:
     blocks = [Block("furniture", text) for text in reader.headers]
     blocks += body + reader.notes
     blocks += [Block("furniture", text) for text in reader.footers]
-    return Document(str(path), "hwp", tuple(blocks), properties)
+    return Document(str(path), "hwp", tuple(blocks), properties, warnings=warnings)
 
 
 def _properties(ole: Any) -> Properties:
