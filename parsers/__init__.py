@@ -20,6 +20,8 @@ from parsers.detect import detect_format
 from parsers.docx import parse_docx
 from parsers.errors import ERROR_KINDS, CorruptFile, EmptyFile, ParseError, TooLarge, UnsupportedFile
 from parsers.html import parse_html
+from parsers.hwp import parse_hwp
+from parsers.hwpx import parse_hwpx
 from parsers.model import Block, Document, Locator, PageInfo, Properties, Table
 from parsers.other import PARTITIONERS, parse_with_unstructured
 from parsers.pdf import parse_pdf
@@ -36,6 +38,8 @@ PARSERS: dict[str, Parser] = {
     "csv": parse_csv,
     "pptx": parse_pptx,
     "docx": parse_docx,
+    "hwpx": parse_hwpx,
+    "hwp": parse_hwp,
     "html": parse_html,
     "md": parse_markdown,
     "txt": parse_txt,

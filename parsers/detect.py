@@ -2,7 +2,7 @@
 
 A PDF named ``.docx`` is a PDF here; a workbook named ``.dat`` is a workbook. An OLE2 container
 that holds an ``EncryptedPackage`` is an encrypted Office file, whatever its extension says. Known
-binary types seams has no parser for (images, archives, legacy Office, HWP) are named in the
+binary types seams has no parser for (images, archives, legacy Office, HWP 3) are named in the
 ``unsupported`` message; unknown binary is ``unsupported`` too. Text is decoded by
 :func:`decode_text` (BOMs, BOM-less UTF-16/32, UTF-8, CP949/EUC-KR, then a statistical guess).
 """
@@ -17,6 +17,8 @@ from pathlib import Path
 from parsers.errors import CorruptFile, EmptyFile, EncryptedFile, TooLarge, UnsupportedFile
 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+#: The first bytes of a HWP 5 document's ``FileHeader`` stream.
+HWP_SIGNATURE = b"HWP Document File"
 _TEXT_EXTENSIONS = {
     ".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt", ".csv": "csv", ".tsv": "csv",
     ".html": "html", ".htm": "html", ".xhtml": "html", ".eml": "eml", ".rst": "rst", ".org": "org",
@@ -26,19 +28,19 @@ _ZIP_MEMBERS = (
     ("word/document.xml", "docx"),
     ("xl/workbook.xml", "xlsx"),
     ("ppt/presentation.xml", "pptx"),
+    ("Contents/content.hpf", "hwpx"),  # a HWPX whose mimetype member is missing
 )
 _ZIP_UNSUPPORTED = (
     ("xl/workbook.bin", "binary Excel workbook (.xlsb); save it as .xlsx"),
-    ("Contents/content.hpf", "Hangul HWPX document; save it as PDF or DOCX"),
 )
 _ODF_MIMETYPES = {
     "application/vnd.oasis.opendocument.text": "odt",
     "application/epub+zip": "epub",
+    "application/hwp+zip": "hwpx",
 }
 _ODF_UNSUPPORTED = {
     "application/vnd.oasis.opendocument.spreadsheet": "OpenDocument spreadsheet (.ods); save it as .xlsx",
     "application/vnd.oasis.opendocument.presentation": "OpenDocument presentation (.odp); save it as .pptx",
-    "application/hwp+zip": "Hangul HWPX document; save it as PDF or DOCX",
 }
 #: Leading bytes of binary formats seams does not read -> what to tell the user.
 _BINARY_SIGNATURES = (
@@ -49,6 +51,7 @@ _BINARY_SIGNATURES = (
     (b"MM\x00*", "TIFF image (scans need OCR, which seams does not do)"),
     (b"\x1f\x8b", "gzip archive"), (b"7z\xbc\xaf\x27\x1c", "7-Zip archive"), (b"Rar!", "RAR archive"),
     (b"\x7fELF", "executable"),
+    (b"HWP Document File V", "Hangul HWP 3 document (before HWP 5); save it as .hwp 5, .hwpx or PDF"),
 )
 _EMAIL_HEADER = re.compile(
     rb"^(?:(?:From|To|Subject|Date|Received|Return-Path|Message-ID|MIME-Version|Delivered-To|X-[\w-]+):"
@@ -115,6 +118,7 @@ def _detect_ole(path: Path) -> str:
     try:
         with olefile.OleFileIO(str(path)) as ole:
             streams = {"/".join(entry) for entry in ole.listdir()}
+            hwp = "FileHeader" in streams and ole.openstream("FileHeader").read(32).startswith(HWP_SIGNATURE)
     except OSError as exc:
         raise CorruptFile(f"broken OLE2 container: {exc}") from exc
     if "EncryptedPackage" in streams or "EncryptionInfo" in streams:
@@ -125,8 +129,8 @@ def _detect_ole(path: Path) -> str:
         raise UnsupportedFile("legacy Excel 97-2003 .xls; save it as .xlsx")
     if "PowerPoint Document" in streams:
         raise UnsupportedFile("legacy PowerPoint 97-2003 .ppt; save it as .pptx")
-    if "FileHeader" in streams and any(s.startswith("BodyText/") for s in streams):
-        raise UnsupportedFile("Hangul HWP document; save it as PDF or DOCX")
+    if hwp:  # a HWP 5 document: FileHeader's signature, whatever the other streams are
+        return "hwp"
     if any(s.startswith("__substg1.0_") for s in streams):
         return "msg"
     raise UnsupportedFile("OLE2 container of unknown type")

@@ -1,0 +1,296 @@
+"""Hangul documents: HWPX (generated here) and HWP 5 (record streams built here; real files when
+their snapshots are on this machine).
+
+HWPX files are written by ``fixtures.files.make_hwpx`` from the same items as the Korean report and
+regulation PDFs, so the classifier can be checked to treat both formats alike. No library writes
+HWP 5 (olefile cannot create OLE files), so the HWP record reader is tested on record streams
+built in the test, and on the public files of ``bench/hangul/manifest.json`` when present.
+"""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+from fixtures.files import (
+    KOREAN_REPORT_ITEMS,
+    REGULATION_ITEMS,
+    REGULATION_TITLE,
+    make_encrypted_hwpx,
+    make_hwpx,
+    make_zip_bomb_hwpx,
+)
+
+from classifiers import classify, gather_facts
+from parsers import ParseError, detect_format, parse
+from parsers.errors import CorruptFile, EncryptedFile, TooLarge
+from parsers.hwp import (
+    TAG_CTRL_HEADER,
+    TAG_LIST_HEADER,
+    TAG_PARA_HEADER,
+    TAG_PARA_TEXT,
+    TAG_TABLE,
+    _Reader,
+    decode_text,
+    inflate,
+    read_flags,
+    read_records,
+)
+
+MERGED_TABLE = ((
+    (("구분", 2, 1), ("연도별 실적", 1, 3), None, None),
+    (None, "2023년", "2024년", "2025년"),
+    ("지원 기업 수(개사)", "310", "420", "515"),
+    ("예산(억원)", "85", "112", "138"),
+), 2)
+
+
+def report_items() -> list:
+    """The Korean report, its table given a merged two-row header and a footnote added."""
+    items = [("table", MERGED_TABLE) if style == "table" else (style, text) for style, text in KOREAN_REPORT_ITEMS]
+    items.append(("footnote", ("자세한 내용은 붙임 참고", "2025년 실태조사 기준")))
+    return items
+
+
+@pytest.fixture
+def report(tmp_path: Path) -> Path:
+    return make_hwpx(tmp_path / "정책보고서.hwpx", report_items(), title="2026년 지역 디지털 전환 지원사업 추진계획",
+                     author="디지털산업정책과", header="대외비", footer="- 1 -", section_size=12)
+
+
+@pytest.fixture
+def regulation(tmp_path: Path) -> Path:
+    return make_hwpx(tmp_path / "개인정보_보호_규정.hwpx", list(REGULATION_ITEMS), title=REGULATION_TITLE,
+                     author="한빛정보진흥원")
+
+
+# ------------------------------------------------------------------------------------------- HWPX
+
+
+def test_hwpx_is_detected_by_content_not_name(report: Path) -> None:
+    renamed = report.rename(report.with_suffix(".zip"))
+    assert detect_format(renamed) == "hwpx"
+
+
+def test_hwpx_paragraphs_in_order_across_sections(report: Path) -> None:
+    doc = parse(report)
+    assert doc.format == "hwpx"
+    texts = [b.text for b in doc.blocks]
+    expected = [" ".join(text.split()) for style, text in KOREAN_REPORT_ITEMS if style not in ("table", "pagebreak")]
+    assert [t for t in texts if not t.startswith(("구분", "Footnote", "자세한"))] == expected
+    assert doc.properties.title == "2026년 지역 디지털 전환 지원사업 추진계획"
+    assert doc.properties.author == "디지털산업정책과"
+
+
+def test_hwpx_outline_headings_get_their_numbers(report: Path) -> None:
+    doc = parse(report)
+    headings = [(b.level, b.text) for b in doc.blocks if b.kind == "heading"]
+    assert headings == [(1, "1. 개요"), (1, "2. 추진 현황"), (1, "3. 추진 계획")]
+
+
+def test_hwpx_table_with_merged_header(report: Path) -> None:
+    doc = parse(report)
+    (block,) = [b for b in doc.blocks if b.kind == "table"]
+    assert block.table.header_rows == 2
+    assert block.table.rows == (
+        ("구분", "연도별 실적", "연도별 실적", "연도별 실적"),
+        ("구분", "2023년", "2024년", "2025년"),
+        ("지원 기업 수(개사)", "310", "420", "515"),
+        ("예산(억원)", "85", "112", "138"),
+    )
+    position = [b.text for b in doc.blocks].index(block.text)
+    assert doc.blocks[position - 1].text.startswith("○ 최근 3년간"), "the table stays where it was"
+
+
+def test_hwpx_footnote_header_and_footer(report: Path) -> None:
+    doc = parse(report)
+    assert doc.blocks[-1].text == "Footnote 1: 2025년 실태조사 기준"
+    assert "자세한 내용은 붙임 참고." in [b.text for b in doc.blocks]
+    assert [b.text for b in doc.furniture] == ["대외비", "- 1 -"]
+    assert "대외비" not in doc.text
+
+
+def test_hwpx_report_and_regulation_are_cut_at_sections(report: Path, regulation: Path, counter) -> None:
+    for path, rule in ((regulation, "legal-articles"), (report, "declared-headings")):
+        doc = parse(path)
+        decision = classify(gather_facts(doc, counter(doc.text), 300, path.name))
+        assert (decision.strategy, decision.rule) == ("section", rule), path.name
+
+
+def test_hwpx_regulation_headings_come_through(regulation: Path) -> None:
+    from classifiers import find_headings
+
+    doc = parse(regulation)
+    found = [h.text for h in find_headings(doc)]
+    assert any(text.startswith("제1조(목적)") for text in found)
+    assert any(text.startswith("제2장 개인정보의 처리") for text in found)
+
+
+def test_hwpx_report_markers_come_through_as_headings(tmp_path: Path) -> None:
+    from classifiers import find_headings
+
+    items = [(style, text) for style, text in KOREAN_REPORT_ITEMS if style not in ("h1", "table", "pagebreak")]
+    doc = parse(make_hwpx(tmp_path / "보고서.hwpx", items))
+    found = [h.text for h in find_headings(doc)]
+    assert "□ 추진 배경" in found and "□ 향후 일정" in found
+
+
+def test_hwpx_truncated_is_corrupt(report: Path) -> None:
+    data = report.read_bytes()
+    report.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ParseError) as info:
+        parse(report)
+    assert info.value.kind == "corrupt"
+
+
+def test_hwpx_password_is_encrypted(tmp_path: Path) -> None:
+    with pytest.raises(EncryptedFile):
+        parse(make_encrypted_hwpx(tmp_path / "secret.hwpx"))
+
+
+def test_hwpx_zip_bomb_is_too_large(tmp_path: Path) -> None:
+    with pytest.raises(TooLarge):
+        parse(make_zip_bomb_hwpx(tmp_path / "bomb.hwpx"))
+
+
+def test_hwpx_dtd_is_refused(report: Path) -> None:
+    import zipfile
+
+    from fixtures.files import _freeze_zip
+
+    with zipfile.ZipFile(report) as archive:
+        section = archive.read("Contents/section0.xml")
+    hostile = section.replace(b"?>", b'?><!DOCTYPE x [<!ENTITY a "aaaa">]>', 1)
+    _freeze_zip(report, replace={"Contents/section0.xml": hostile})
+    with pytest.raises(CorruptFile):
+        parse(report)
+
+
+# -------------------------------------------------------------------------------------------- HWP
+
+
+def record(tag: int, level: int, data: bytes) -> bytes:
+    if len(data) >= 0xFFF:
+        return struct.pack("<II", tag | level << 10 | 0xFFF << 20, len(data)) + data
+    return struct.pack("<I", tag | level << 10 | len(data) << 20) + data
+
+
+def para_text(*pieces: str | int) -> bytes:
+    """PARA_TEXT data: strings, and control codes written as their 8-unit (or 1-unit) form."""
+    out = b""
+    for piece in pieces:
+        if isinstance(piece, str):
+            out += piece.encode("utf-16-le")
+        elif piece in (0, 10, 13) or 24 <= piece <= 31:
+            out += struct.pack("<H", piece)
+        else:
+            out += struct.pack("<H", piece) + b"\x00" * 12 + struct.pack("<H", piece)
+    return out
+
+
+def paragraph(level: int, *pieces: str | int, controls: bytes = b"") -> bytes:
+    return (record(TAG_PARA_HEADER, level, struct.pack("<IIH", 0, 0, 0))
+            + record(TAG_PARA_TEXT, level + 1, para_text(*pieces, 13)) + controls)
+
+
+def cell(level: int, row: int, col: int, rows: int, cols: int, text: str) -> bytes:
+    header = struct.pack("<iI", 1, 0) + struct.pack("<HHHH", col, row, cols, rows)
+    return record(TAG_LIST_HEADER, level, header) + paragraph(level, text)
+
+
+def test_hwp_text_controls_take_their_width() -> None:
+    data = para_text("제1조", 9, "(목적)", 11, " 본문", 10, "다음 줄", 30, "끝", 13)
+    assert decode_text(data) == ["제1조", "\t", "(목적)", 11, " 본문", "\n", "다음 줄", " ", "끝"]
+
+
+def test_hwp_records_with_a_table_in_a_paragraph() -> None:
+    table = (record(TAG_CTRL_HEADER, 1, b" lbt" + b"\x00" * 4)
+             + record(TAG_TABLE, 2, struct.pack("<IHH", 0, 3, 2))
+             + cell(2, 0, 0, 1, 2, "구분")
+             + cell(2, 1, 0, 1, 1, "예산") + cell(2, 1, 1, 1, 1, "85")
+             + cell(2, 2, 0, 1, 1, "인원") + cell(2, 2, 1, 1, 1, "12"))
+    footnote = record(TAG_CTRL_HEADER, 1, b"  nf") + record(TAG_LIST_HEADER, 2, b"\x00" * 8) + paragraph(2, "각주 내용")
+    stream = (paragraph(0, "□ 추진 배경")
+              + paragraph(0, "앞 문장", 11, "뒤 문장", 17, controls=table + footnote)
+              + paragraph(0, "○ 끝"))
+    reader = _Reader([])
+    blocks: list = []
+    reader.read(read_records(stream), blocks)
+    assert [(b.kind, b.text) for b in blocks] == [
+        ("paragraph", "□ 추진 배경"), ("paragraph", "앞 문장"), ("table", "구분\n예산 | 85\n인원 | 12"),
+        ("paragraph", "뒤 문장"), ("paragraph", "○ 끝")]
+    assert [b.text for b in reader.notes] == ["Footnote 1: 각주 내용"]
+
+
+def test_hwp_truncated_records_and_streams_are_corrupt() -> None:
+    stream = paragraph(0, "본문입니다")
+    with pytest.raises(CorruptFile):
+        read_records(stream[:-3])
+    packed = zlib.compressobj(9, zlib.DEFLATED, -15)
+    deflated = packed.compress(stream * 100) + packed.flush()
+    assert inflate(deflated) == stream * 100
+    with pytest.raises(CorruptFile):
+        inflate(deflated[: len(deflated) // 2])
+
+
+def test_hwp_deflate_bomb_is_too_large() -> None:
+    packed = zlib.compressobj(9, zlib.DEFLATED, -15)
+    bomb = packed.compress(b"\x00" * 8_000_000) + packed.flush()
+    with pytest.raises(TooLarge):
+        inflate(bomb, limit=1_000_000)
+
+
+@pytest.mark.parametrize(("flags", "error"), [(0b001, None), (0b011, EncryptedFile), (0b101, EncryptedFile)])
+def test_hwp_file_header_flags(flags: int, error: type | None) -> None:
+    header = b"HWP Document File".ljust(32, b"\x00") + struct.pack("<II", 0x05000300, flags) + b"\x00" * 216
+    if error is None:
+        assert read_flags(header) == flags
+    else:
+        with pytest.raises(error):
+            read_flags(header)
+    with pytest.raises(CorruptFile):
+        read_flags(b"not a header".ljust(256, b"\x00"))
+
+
+# ------------------------------------------------------------------------------ real public files
+
+MIRROR = Path("/work/.mirror")
+REAL = {  # (repository snapshot, path) -> what parsing gives
+    ("ohah+hwpjs", "crates/hwp-core/tests/fixtures/noori.hwp"): "ok",
+    ("ohah+hwpjs", "crates/hwp-core/tests/fixtures/table-bug.hwp"): "ok",
+    ("ohah+hwpjs", "crates/hwp-core/tests/fixtures/password-12345.hwp"): "encrypted",
+    ("ohah+hwpjs", "crates/hwp-core/tests/fixtures/distribution.hwp"): "encrypted",
+    ("ohah+hwpjs", "crates/hwp-core/tests/fixtures/password-12345.hwpx"): "encrypted",
+    ("chrisryugj+kordoc", "tests/fixtures/password/HWP5-password-123456.hwpx"): "encrypted",
+    ("chrisryugj+kordoc", "tests/fixtures/password/HWP5-nopassword-123456.hwpx"): "ok",
+}
+
+
+@pytest.mark.parametrize(("repo", "member"), sorted(REAL))
+def test_real_files_when_their_snapshots_are_here(tmp_path: Path, repo: str, member: str) -> None:
+    git_dir = MIRROR / repo / "repo"
+    if not git_dir.is_dir():
+        pytest.skip(f"no snapshot of {repo} on this machine")
+    shown = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"HEAD:{member}"], capture_output=True,
+                           check=False)
+    if shown.returncode:
+        pytest.skip(f"{member} is not in the snapshot")
+    path = tmp_path / Path(member).name
+    path.write_bytes(shown.stdout)
+    try:
+        doc = parse(path)
+        kind = "ok"
+    except ParseError as exc:
+        kind = exc.kind
+    assert kind == REAL[(repo, member)]
+    if kind == "ok" and path.suffix == ".hwp":
+        import olefile
+
+        with olefile.OleFileIO(str(path)) as ole:
+            preview = ole.openstream("PrvText").read().decode("utf-16-le")
+        squeezed = "".join(doc.text.split())
+        lines = [line for line in preview.replace("<", "\n").replace(">", "\n").splitlines() if line.strip()]
+        assert all("".join(line.split()) in squeezed for line in lines[:-1]), "no preview line is lost"
