@@ -13,6 +13,8 @@ _SPACES = re.compile(r"[ \t\u00a0\u3000\f\v]+")
 _BLANK_LINES = re.compile(r"\n\s*\n")
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+#: A rule of single dashes (``|-|-|``, valid GFM) counts only with a pipe (a lone ``-`` is setext).
+_MD_TABLE_RULE_SHORT = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$")
 _MD_LIST = re.compile(r"^\s*([-*+]|\d+[.)])\s+")
 _MD_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _MD_CELL_SPLIT = re.compile(r"(?<!\\)\|")
@@ -109,7 +111,8 @@ def markdown_blocks(text: str) -> list[Block]:
             blocks.append(Block("heading", title, level=1 if stripped.startswith("=") else 2))
             i += 1
             continue
-        if "|" in line and i + 1 < len(lines) and _MD_TABLE_RULE.match(lines[i + 1]):
+        if "|" in line and i + 1 < len(lines) and (_MD_TABLE_RULE.match(lines[i + 1])
+                                                    or _MD_TABLE_RULE_SHORT.match(lines[i + 1])):
             flush()
             indents.clear()
             rows = [_md_cells(line)]
@@ -120,6 +123,15 @@ def markdown_blocks(text: str) -> list[Block]:
             table = make_table(rows, header_rows=1)
             if table is not None:
                 blocks.append(Block("table", table.render(), table=table))
+            continue
+        bare = _bare_pipe_rows(lines, i) if not buffer and not item and "|" in line else 0
+        if bare:  # rows of cells between pipes with no `---` rule under the first: a table all the same
+            flush()
+            indents.clear()
+            table = make_table([_md_cells(row) for row in lines[i:i + bare]], header_rows=1)
+            if table is not None:
+                blocks.append(Block("table", table.render(), table=table))
+            i += bare
             continue
         if _MD_RULE.match(line):  # a thematic break (after a blank line; see setext above)
             flush()
@@ -149,6 +161,23 @@ def markdown_blocks(text: str) -> list[Block]:
         i += 1
     flush()
     return blocks
+
+
+#: Rows a pipe table without a rule line needs (its first row taken as the header) to count as one.
+BARE_PIPE_ROWS = 3
+
+
+def _bare_pipe_rows(lines: list[str], start: int) -> int:
+    """How many lines from ``start`` form a pipe table that has no ``---`` rule line (text exported
+    from a table, ``a | b | c`` a row): a whole paragraph of at least :data:`BARE_PIPE_ROWS` lines,
+    each with the same number (two or more) of cells. 0 if the lines are not one."""
+    end = start
+    while end < len(lines) and lines[end].strip() and "|" in lines[end]:
+        end += 1
+    if end - start < BARE_PIPE_ROWS or (end < len(lines) and lines[end].strip()):
+        return 0
+    widths = {len(_md_cells(line)) for line in lines[start:end]}
+    return end - start if len(widths) == 1 and widths.pop() >= 2 else 0
 
 
 def _md_cells(line: str) -> tuple[str, ...]:

@@ -368,3 +368,32 @@ def test_pdf_line_that_runs_on_to_the_next_is_split_where_the_page_line_changes(
 
     spans = _visual_lines(text, box)
     assert [text[s:e].strip() for s, e in spans] == ["출연할 수 있다.", "제39조(제규정) 원장이 정한다.", "다음 줄"]
+
+
+def test_pipe_rows_without_a_rule_line_are_a_table(tmp_path: Path) -> None:
+    """Tables exported as text (``a | b | c`` a row, no ``---`` line under the header) are tables:
+    their header row repeats when they are split, and their cells are embedded without the pipes.
+    Pipes in prose, or rows of unequal widths, stay text."""
+    path = tmp_path / "notes.md"
+    path.write_text(
+        "# 재무 현황\n\n장기 부채는 다음과 같다.\n\n"
+        "($ in millions) | december 31 2017 | december 31 2016\n"
+        "senior notes due 2021 | 2014 | 600\n"
+        "senior notes due 2025 | 600 | 600\n"
+        "total long-term debt | 1279 | 1278\n\n"
+        "Use a | b to pipe output.\nThen c | d | e works too.\nOr not | at all.\n\n"
+        "이름 | 값\n가 | 1\n", "utf-8")
+    doc = parse(path)
+    tables = [b for b in doc.blocks if b.table is not None]
+    assert len(tables) == 1
+    table = tables[0].table
+    assert table.header_rows == 1 and len(table.rows) == 4
+    assert table.rows[0][0] == "($ in millions)" and table.rows[3] == ("total long-term debt", "1279", "1278")
+    assert "Use a | b to pipe output." in doc.text and "이름 | 값" in doc.text
+
+    gfm = tmp_path / "links.md"  # a GFM rule of single dashes is a rule, not a row
+    gfm.write_text("| Section | Description |\n|-|-|\n| 문서 | 설명 |\n| Docs | API |\n\nTitle\n-\n", "utf-8")
+    doc = parse(gfm)
+    table = next(b.table for b in doc.blocks if b.table is not None)
+    assert table.rows == (("Section", "Description"), ("문서", "설명"), ("Docs", "API"))
+    assert any(b.kind == "heading" and b.text == "Title" for b in doc.blocks)
