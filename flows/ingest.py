@@ -382,6 +382,10 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
         report.files.append(FileReport(row["doc_id"], row["root"], "kept", "failed", row["format"], row["strategy"],
                                        row["rule"], row["evidence"], row["chunks"], row["tokens"], "unreadable",
                                        "its folder could not be listed; the chunks indexed before are kept"))
+    for root, directory in plan.unlisted:
+        report.files.append(FileReport(f"{directory}/" if directory else "./", root, "skipped", "failed",
+                                       error_kind="unreadable", error="this folder could not be listed (no "
+                                       "permission, or its path is too long): the files in it were not indexed"))
     touched = [dict(manifest[r.path], mtime=r.mtime, size=r.size) for r in plan.unchanged
                if manifest[r.path]["mtime"] != r.mtime]
     if touched:

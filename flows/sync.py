@@ -41,6 +41,8 @@ class Plan:
     refused: list[str]  # roots whose deletions were refused (empty or missing)
     hashes: dict[str, str]  # content hashes computed while planning (files whose mtime moved), by path
     unreachable: list[str]  # paths of indexed files under directories that could not be listed: kept
+    unlisted: list[tuple[str, str]] = ()  # (root, folder relative to it) that could not be listed and
+    # hold no file indexed before: reported, so what they hold is not silently missing
 
 
 def plan_sync(roots: Sequence[str], manifest: dict[str, dict], fingerprint: str, allow_mass_delete: bool,
@@ -53,6 +55,7 @@ def plan_sync(roots: Sequence[str], manifest: dict[str, dict], fingerprint: str,
     refused: list[str] = []
     hashes: dict[str, str] = {}
     unreachable: list[str] = []
+    unlisted: list[tuple[str, str]] = []
     claimed: set[str] = set()  # paths planned by an earlier root (a file passed with its folder)
     for root in dict.fromkeys(str(Path(r).resolve()) for r in roots):  # each root once, in order
         found = scan(root)
@@ -66,6 +69,8 @@ def plan_sync(roots: Sequence[str], manifest: dict[str, dict], fingerprint: str,
         out_of_reach = {p for p in missing
                         if any(_under(manifest[p]["doc_id"], directory) for directory in found.unreadable)}
         unreachable.extend(d for d in missing if d in out_of_reach)
+        unlisted.extend((found.root, directory) for directory in found.unreadable
+                        if not any(_under(manifest[p]["doc_id"], directory) for p in known))
         gone = [d for d in missing if d not in out_of_reach]
         if gone and not found.files and not found.unreadable and not allow_mass_delete:
             refused.append(found.root)  # an emptied or unmounted root never wipes the index
@@ -90,7 +95,7 @@ def plan_sync(roots: Sequence[str], manifest: dict[str, dict], fingerprint: str,
             (unchanged if digest == row["content_hash"] else to_cut).append(ref)
     # A file indexed under one root and reached from another root of this run is kept.
     deleted = [path for path in deleted if path not in claimed]
-    return Plan(to_cut, unchanged, deleted, refused, hashes, unreachable)
+    return Plan(to_cut, unchanged, deleted, refused, hashes, unreachable, unlisted)
 
 
 def _under(doc_id: str, directory: str) -> bool:

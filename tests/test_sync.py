@@ -428,3 +428,28 @@ def test_an_interrupt_keeps_the_vectors_embedded_so_far(tmp_path, monkeypatch):
     again = run_ingest([str(root)], config, Steps())
     assert again.reused_vectors == 8, "the two sub-batches embedded before the interrupt are reused"
     assert again.count("added") == 6
+
+
+def test_a_folder_that_cannot_be_listed_is_in_the_first_runs_report(tmp_path, monkeypatch):
+    """Issue #16.13: a folder deeper than PATH_MAX (or without permission) was missing from the
+    first run's report: nothing said its files were not indexed."""
+    import errno
+
+    from flows.ingest import Steps, run_ingest
+
+    root = tmp_path / "docs"
+    write(root / "ok" / "a.txt", "첫 문서입니다.")
+    write(root / "deep" / "b.txt", "너무 깊은 폴더의 문서입니다.")
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if str(path).endswith("deep"):
+            raise OSError(errno.ENAMETOOLONG, "File name too long", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    report = run_ingest([str(root)], Settings(db=str(tmp_path / "db"), embedder="hashing", workers=0), Steps())
+    by_name = {f.doc_id: f for f in report.files}
+    assert by_name["ok/a.txt"].action == "added"
+    assert by_name["deep/"].status == "failed" and by_name["deep/"].error_kind == "unreadable"
+    assert "not indexed" in by_name["deep/"].error and report.failed == 1
