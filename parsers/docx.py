@@ -32,7 +32,7 @@ from parsers.containers import check_ooxml
 from parsers.errors import CorruptFile
 from parsers.model import Block, Document, Properties
 from parsers.tables import Span, make_table, normalize_cell
-from parsers.text import normalize_line
+from parsers.text import CIRCLED_DIGITS, GANADA, HANGUL_JAMO, normalize_line, roman_numeral
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
@@ -45,10 +45,7 @@ _HEADING_NAMES = re.compile(
 )
 _TITLE_NAMES = {"title", "제목", "表題", "标题", "titel", "titre", "título", "titolo", "заголовок"}
 
-_GANADA = "가나다라마바사아자차카타파하"
-_CHOSUNG = "ㄱㄴㄷㄹㅁㅂㅅㅇㅈㅊㅋㅌㅍㅎ"
 _KOREAN_DIGITS = "일이삼사오육칠팔구"
-_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 
 
 def _q(tag: str) -> str:
@@ -126,31 +123,22 @@ def _bullet(text: str) -> str:
 
 def _format_number(n: int, fmt: str) -> str:
     if fmt in ("upperRoman", "lowerRoman"):
-        roman = _roman(n)
+        roman = roman_numeral(n)
         return roman if fmt == "upperRoman" else roman.lower()
     if fmt in ("upperLetter", "lowerLetter"):
         letters = chr(ord("A") + (n - 1) % 26) * ((n - 1) // 26 + 1)
         return letters if fmt == "upperLetter" else letters.lower()
     if fmt == "ganada":
-        return _GANADA[(n - 1) % len(_GANADA)]
+        return GANADA[(n - 1) % len(GANADA)]
     if fmt == "chosung":
-        return _CHOSUNG[(n - 1) % len(_CHOSUNG)]
+        return HANGUL_JAMO[(n - 1) % len(HANGUL_JAMO)]
     if fmt == "decimalEnclosedCircle":
-        return _CIRCLED[n - 1] if 1 <= n <= len(_CIRCLED) else f"({n})"
+        return CIRCLED_DIGITS[n - 1] if 1 <= n <= len(CIRCLED_DIGITS) else f"({n})"
     if fmt in ("koreanDigital", "koreanLegal") and 1 <= n <= 9:
         return _KOREAN_DIGITS[n - 1]
     if fmt == "decimalZero":
         return f"{n:02d}"
     return str(n)
-
-
-def _roman(n: int) -> str:
-    out = []
-    for value, numeral in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
-                           (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
-        count, n = divmod(n, value)
-        out.append(numeral * count)
-    return "".join(out)
 
 
 def parse_docx(path: Path) -> Document:

@@ -38,17 +38,14 @@ from parsers.containers import check_ooxml, prolog_problem
 from parsers.errors import CorruptFile, EncryptedFile
 from parsers.model import Block, Document, Properties
 from parsers.tables import Span, make_table, normalize_cell
-from parsers.text import normalize_line, normalize_text
+from parsers.text import CIRCLED_DIGITS, GANADA, HANGUL_JAMO, normalize_line, normalize_text, roman_numeral
 
 _SECTION = re.compile(r"(?:^|/)section(\d+)\.xml$", re.IGNORECASE)
 #: Run items whose text is not the document's (section/column settings, fields' instructions).
 _SKIPPED = {"secPr", "colPr", "linesegarray", "fieldBegin", "fieldEnd", "bookmark", "pageNum",
             "pageNumCtrl", "pageHiding", "newNum", "autoNum", "indexmark", "hiddenComment"}
-_GANADA = "가나다라마바사아자차카타파하"
-_JAMO = "ㄱㄴㄷㄹㅁㅂㅅㅇㅈㅊㅋㅌㅍㅎ"
 _KOREAN_DIGITS = "일이삼사오육칠팔구십"
 _IDEOGRAPHS = "一二三四五六七八九十"
-_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 _CIRCLED_GANADA = "㉮㉯㉰㉱㉲㉳㉴㉵㉶㉷㉸㉹㉺㉻"
 _CIRCLED_JAMO = "㉠㉡㉢㉣㉤㉥㉦㉧㉨㉩㉪㉫㉬㉭"
 
@@ -150,28 +147,19 @@ def _format_number(n: int, fmt: str) -> str:
         return alphabet[(n - 1) % len(alphabet)]
 
     if fmt in ("ROMAN_CAPITAL", "ROMAN_SMALL"):
-        roman = _roman(n)
+        roman = roman_numeral(n)
         return roman if fmt == "ROMAN_CAPITAL" else roman.lower()
     if fmt in ("LATIN_CAPITAL", "LATIN_SMALL"):
         letter = chr(ord("A") + (n - 1) % 26)
         return letter if fmt == "LATIN_CAPITAL" else letter.lower()
     if fmt == "CIRCLED_DIGIT":
-        return _CIRCLED[n - 1] if 1 <= n <= len(_CIRCLED) else f"({n})"
-    table = {"HANGUL_SYLLABLE": _GANADA, "HANGUL_JAMO": _JAMO, "CIRCLED_HANGUL_SYLLABLE": _CIRCLED_GANADA,
+        return CIRCLED_DIGITS[n - 1] if 1 <= n <= len(CIRCLED_DIGITS) else f"({n})"
+    table = {"HANGUL_SYLLABLE": GANADA, "HANGUL_JAMO": HANGUL_JAMO, "CIRCLED_HANGUL_SYLLABLE": _CIRCLED_GANADA,
              "CIRCLED_HANGUL_JAMO": _CIRCLED_JAMO, "HANGUL_PHONETIC": _KOREAN_DIGITS,
              "IDEOGRAPH": _IDEOGRAPHS, "CIRCLED_IDEOGRAPH": _IDEOGRAPHS}
     if fmt in table and n >= 1:
         return pick(table[fmt])
     return str(n)
-
-
-def _roman(n: int) -> str:
-    out = []
-    for value, numeral in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
-                           (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
-        count, n = divmod(n, value)
-        out.append(numeral * count)
-    return "".join(out)
 
 
 # ------------------------------------------------------------------------------------- the body

@@ -187,3 +187,21 @@ def _md_cells(line: str) -> tuple[str, ...]:
     if stripped.endswith("|") and not stripped.endswith("\\|"):
         stripped = stripped[:-1]
     return tuple(normalize_line(cell.replace("\\|", "|")) for cell in _MD_CELL_SPLIT.split(stripped))
+
+
+# -- the numbers that outline labels are drawn with (Word and Hangul numbering alike) -----------------
+
+#: Hangul syllables, jamo and circled digits in the order numbering counts with them.
+GANADA = "가나다라마바사아자차카타파하"
+HANGUL_JAMO = "ㄱㄴㄷㄹㅁㅂㅅㅇㅈㅊㅋㅌㅍㅎ"
+CIRCLED_DIGITS = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
+
+
+def roman_numeral(n: int) -> str:
+    """``n`` in upper-case Roman numerals (4 -> ``IV``)."""
+    out = []
+    for value, numeral in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+                           (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        count, n = divmod(n, value)
+        out.append(numeral * count)
+    return "".join(out)
