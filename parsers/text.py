@@ -17,6 +17,9 @@ _MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$"
 _MD_TABLE_RULE_SHORT = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$")
 _MD_LIST = re.compile(r"^\s*([-*+]|\d+[.)])\s+")
 _MD_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+#: A MediaWiki heading, ``= Title =`` to ``====== Title ======``, also in the spaced form of
+#: tokenised wiki dumps (``= = Plot = =``): as many ``=`` after the title as before it.
+_WIKI_HEADING = re.compile(r"^\s*((?:=\s*){1,6})([^=\s](?:[^=]*[^=\s])?)\s*((?:=\s*){1,6})$")
 _MD_CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _MD_RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\u200b\ufeff]")
@@ -39,9 +42,39 @@ def paragraphs(text: str) -> list[str]:
     return [p for p in (normalize_text(chunk) for chunk in _BLANK_LINES.split(text)) if p]
 
 
+def wiki_heading(line: str) -> Block | None:
+    """A MediaWiki heading line as a heading block (level = the number of ``=``), else None."""
+    match = _WIKI_HEADING.match(line)
+    if not match:
+        return None
+    level = match.group(1).count("=")
+    if level != match.group(3).count("="):
+        return None
+    return Block("heading", normalize_line(match.group(2)), level=level)
+
+
+def text_blocks(text: str) -> list[Block]:
+    """Plain text to blocks: paragraphs split at blank lines; a MediaWiki heading line
+    (``= Title =``, ``== Section ==``) is a heading of its own even without a blank line after it."""
+    blocks: list[Block] = []
+    for paragraph in paragraphs(text):
+        lines: list[str] = []
+        for line in paragraph.split("\n"):
+            heading = wiki_heading(line) if line.startswith("=") else None
+            if heading is None:
+                lines.append(line)
+                continue
+            if lines:
+                blocks.append(Block("paragraph", "\n".join(lines)))
+                lines = []
+            blocks.append(heading)
+        if lines:
+            blocks.append(Block("paragraph", "\n".join(lines)))
+    return blocks
+
+
 def parse_txt(path: Path) -> Document:
-    blocks = tuple(Block("paragraph", p) for p in paragraphs(read_text(path)))
-    return Document(str(path), "txt", blocks)
+    return Document(str(path), "txt", tuple(text_blocks(read_text(path))))
 
 
 def parse_markdown(path: Path) -> Document:
@@ -103,6 +136,13 @@ def markdown_blocks(text: str) -> list[Block]:
             flush()
             indents.clear()
             blocks.append(Block("heading", normalize_line(heading.group(2)), level=len(heading.group(1))))
+            i += 1
+            continue
+        wiki = wiki_heading(line) if stripped.startswith("=") else None
+        if wiki is not None:
+            flush()
+            indents.clear()
+            blocks.append(wiki)
             i += 1
             continue
         if stripped and not item and buffer and _MD_SETEXT.match(line) and not _MD_LIST.match(line):

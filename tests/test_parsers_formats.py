@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 from fixtures.files import Slide, make_csv, make_docx, make_pdf, make_pptx, make_txt, make_xlsx
 
+from flows.pipeline import CutConfig, cut_document
 from parsers import detect_format, parse
 from parsers.tables import Span, detect_header_rows, is_value, make_table
+from splitters import Budget
 
 KOREAN = "제1조(목적) 이 규정은 개인정보 보호에 필요한 사항을 정한다.\n\n부칙 - 이 규정은 2026년 1월 1일부터 시행한다. Effective 2026."
 
@@ -397,3 +399,24 @@ def test_pipe_rows_without_a_rule_line_are_a_table(tmp_path: Path) -> None:
     table = next(b.table for b in doc.blocks if b.table is not None)
     assert table.rows == (("Section", "Description"), ("문서", "설명"), ("Docs", "API"))
     assert any(b.kind == "heading" and b.text == "Title" for b in doc.blocks)
+
+
+def test_mediawiki_heading_lines_are_headings_in_text_and_markdown(tmp_path: Path) -> None:
+    """Wiki dumps mark sections with ``= Title =`` / ``== Section ==`` lines, also spaced out
+    (``= = Plot = =``) and glued to the paragraph under them: those lines are headings, so
+    sections are cut at them and carry a heading path. Equations and unbalanced lines stay text."""
+    body = (" = 발키리아 크로니클 III = \n 전장의 발키리아 3 은 전술 롤플레잉 게임이다 . \n"
+            " = = Plot = = \n The Nameless are a penal unit . \n"
+            " = = = Music = = = \n"
+            "The score was composed by Hitoshi Sakimoto .\n= 3 + 4 = 7 =\n== unbalanced =\n")
+    for name in ("wiki.txt", "wiki.md"):
+        path = tmp_path / name
+        path.write_text(body, "utf-8")
+        doc = parse(path)
+        headings = [(b.text, b.level) for b in doc.blocks if b.kind == "heading"]
+        assert headings == [("발키리아 크로니클 III", 1), ("Plot", 2), ("Music", 3)], name
+        assert "= 3 + 4 = 7 =" in doc.text and "== unbalanced =" in doc.text
+        decision, chunks = cut_document(doc, CutConfig(Budget(min_tokens=2, max_tokens=40, merge_ceiling=42, pack=10)), name)
+        music = next(c for c in chunks if "Sakimoto" in c.text)
+        assert decision.rule == "declared-headings"
+        assert music.heading_path[:2] == ("발키리아 크로니클 III", "Plot")
