@@ -43,11 +43,12 @@ from splitters.outline import Outline, common_prefix
 #: Boundaries inside a block, strongest first: a line break after a finished sentence or before an
 #: item or a clause (a PDF's lines are where the page ran out, not where the text did: a break inside
 #: a sentence is weaker than a sentence end in the middle of a line); a sentence end (Korean 다. 요.
-#: via the dot); any line break; a space.
+#: via the dot, but not the dot of an item number such as ``3.`` or an initial such as ``J.``, which
+#: belong to what follows them); any line break; a space.
 LEVELS = (
     re.compile(r"(?<=[.!?。？！…:;다음함임됨])\n"
                r"|\n(?=[ \t]*(?:[□■◆○◦●◎\-·∙•▪※*①-⑳]|\(?\d{1,2}[.)]\s|\(?[가-하][.)]\s|제\s?\d+\s?[조항호]))"),
-    re.compile(r"(?<=[.!?。？！…])\s+"),
+    re.compile(r"(?<=[.!?。？！…])(?<![^\d.,]\d\.)(?<![^\d.,]\d\d\.)(?<!\b[A-Z]\.)\s+"),
     re.compile(r"\n"),
     re.compile(r"\s+"),
 )

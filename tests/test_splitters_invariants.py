@@ -253,6 +253,19 @@ def test_over_long_unit_is_split_at_sentences_not_truncated(counter):
     assert "".join(c.text.replace(" ", "") for c in chunks) == doc.text.replace(" ", "")
 
 
+def test_an_item_number_or_an_initial_is_not_a_sentence_end(counter):
+    """A list written inline (``… venues: 1. Leadenhall Market - … 2. …``) is cut between items,
+    never between ``3.`` and its item, nor between an initial and the name after it."""
+    items = " ".join(f"{n}. Clapham Grand {n} - a Victorian theatre by J. Smith turned into a music venue."
+                     for n in range(1, 40))
+    doc = Document("a.txt", "txt", (Block("paragraph", "Unusual places in London: " + items),))
+    chunks = split_document(doc, "general", counter, Budget(20, 100, 110))
+    assert len(chunks) > 5
+    for chunk in chunks:
+        assert not chunk.text.rstrip().endswith((" J.", *(f" {n}." for n in range(1, 40)))), chunk.text[-40:]
+    assert all(c.text.endswith("music venue.") for c in chunks[:-1])
+
+
 def test_short_units_merge_within_group_only(counter):
     rows_a = tuple((f"a{i}", str(i)) for i in range(3))
     rows_b = tuple((f"b{i}", str(i)) for i in range(3))
