@@ -129,7 +129,7 @@ DERIVED_COLUMNS = ("id", "metadata")
 
 
 def chunk_records(rows: Iterable[dict]) -> list[dict]:
-    """Chunk rows (the flat columns, as :func:`flows.ingest.chunk_rows` builds them) with the derived
+    """Chunk rows (the flat columns, as :func:`flows.rows.chunk_rows` builds them) with the derived
     ``id`` and ``metadata`` columns added: the only place they are computed."""
     return [dict(row, id=row["chunk_id"], metadata={name: row.get(name) for name in METADATA_FIELDS})
             for row in rows]
