@@ -240,7 +240,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from flows.server import one_off_api
 
     with one_off_api():
-        report = console.run_ingest([str(p) for p in args.paths], settings, as_json=args.json)
+        report = console.ingest_with_progress([str(p) for p in args.paths], settings, as_json=args.json)
     return EXIT_SOME_FAILED if report.failed else EXIT_OK
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flows.ingest import ingest_flow
-from flows.pipeline import scan, walk
+from flows.pipeline import scan_root, walk
 from flows.settings import Settings
 from flows.store import Store
 from flows.sync import plan_sync
@@ -122,7 +122,7 @@ def test_unreadable_folders_are_reported_not_dropped(tmp_path, monkeypatch):
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    found = scan(tmp_path)
+    found = scan_root(tmp_path)
     assert [r.doc_id for r in found.files] == ["ok/a.txt"] and found.unreadable == ["locked"]
     manifest = _manifest(str(tmp_path), "ok/a.txt", "locked/b.txt", "gone.txt")
     plan = plan_sync([str(tmp_path)], manifest, "fp", allow_mass_delete=False)

@@ -118,7 +118,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     for doc_id, (decision, chunks) in cuts.items():
         doc = dataset.documents[doc_id]
         ref = FileRef(root=dataset.name, path=doc.path, doc_id=doc_id, size=len(doc.text), mtime=0.0)
-        outcome = Outcome(ref, text_hash(doc.text), doc.format, decision, tuple(chunks), len(doc.text))
+        outcome = Outcome(ref, text_hash(doc.text), doc.format, decision, tuple(chunks))
         rows.extend(chunk_rows(outcome, settings, as_lists, embedder.dim, indexed_at))
         paths.append(doc.path)
     store.replace_documents(rows, paths, embedder.dim)
