@@ -16,7 +16,8 @@ from flows.settings import Settings
 
 def chunk_rows(outcome: Outcome, settings: Settings, vectors: dict[str, list[float]], dim: int,
                indexed_at: dt.datetime) -> list[dict]:
-    """The chunk rows of one cut file; ``vectors`` maps the hash of each chunk's embedded text to its vector."""
+    """The chunk rows of one cut file, each with exactly :data:`flows.store.ROW_COLUMNS` in their order;
+    ``vectors`` maps the hash of each chunk's embedded text to its vector."""
     rows = []
     decision = outcome.decision
     fingerprint = settings.fingerprint()

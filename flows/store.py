@@ -126,6 +126,9 @@ def chunk_schema(dim: int) -> pa.Schema:
 
 #: The columns :func:`chunk_records` derives; a chunks table without them is upgraded in place.
 DERIVED_COLUMNS = ("id", "metadata")
+#: The columns a chunk row is built with (:func:`flows.rows.chunk_rows`), in the schema's order: all
+#: but the derived ones. Search hits and the evaluation's rankings read subsets of them.
+ROW_COLUMNS = tuple(name for name in chunk_schema(1).names if name not in DERIVED_COLUMNS)
 
 
 def chunk_records(rows: Iterable[dict]) -> list[dict]:

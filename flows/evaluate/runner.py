@@ -42,7 +42,7 @@ from flows.settings import Settings
 from flows.store import CHUNKS, Store, now
 from splitters import Chunk
 
-_COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]
+_COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]  # what scoring reads of a ranked chunk (flows.store.ROW_COLUMNS)
 
 #: Called with a line of progress ("embedding tokens:250/125: 1,024/2,611 chunks"); the CLI prints it.
 ProgressListener = Callable[[str], None]
