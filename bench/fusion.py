@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from flows.embedders import get_embedder, text_hash
 from flows.evaluate import metrics
 from flows.evaluate.configs import configurations
-from flows.evaluate.runner import Options, embed_texts, load_dataset
+from flows.evaluate.results import Options
+from flows.evaluate.runner import embed_texts, load_dataset
 from flows.search import ensure_fts_index, fts_column, fuse
 from flows.store import Store
 

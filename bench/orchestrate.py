@@ -7,7 +7,7 @@ fresh databases several ways and prints wall times, per-file costs and the overh
 - flow: ``ingest_once`` — what ``seams ingest`` runs — on a Prefect server that is already up and
   has served a run before (the steady state of ``seams serve`` or a dashboard server);
 - flow, heartbeats on: the same with Prefect's default flow-run heartbeats, which ``seams ingest``
-  turns off (see ``flows.ingest.one_off_run``);
+  turns off (see ``flows.server.one_off_run``);
 - first flow run after the server starts, and that plus the start-up itself, as a one-off
   ``seams ingest`` with no server pays them.
 

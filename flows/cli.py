@@ -121,8 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         "embedder the knowledge base was built with.")
     search.add_argument("query")
     search.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
-    search.add_argument("--mode", choices=("vector", "fts", "hybrid"), default="hybrid",
-                        help="hybrid (default: the full-text order, the vector ranking breaking near-ties and "
+    search.add_argument("--mode", help="hybrid (default: the full-text order, the vector ranking breaking near-ties and "
                         "filling in), fts (BM25 full text: words for Latin-script queries, character n-grams "
                         "otherwise, e.g. Korean) or vector (embeddings)")
     search.add_argument("--db", help="LanceDB directory or URI (default: .seams/lancedb, env SEAMS_DB)")
@@ -167,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--questions", metavar="JSONL",
                           help='with --folder: lines of {"question": ..., "file": ..., "evidence": [...]}')
     evaluate.add_argument("--k", "-k", type=int, default=5, help="chunks retrieved per question (default 5)")
-    evaluate.add_argument("--modes", default="vector,fts,hybrid", help="retrieval modes (default vector,fts,hybrid)")
+    evaluate.add_argument("--modes", help="comma-separated retrieval modes (default: all, vector,fts,hybrid)")
     evaluate.add_argument("--configs", help="comma-separated configurations (default: seams and the baselines "
                           "tokens:200/0, tokens:250/125, tokens:400/0, tokens:800/400, recursive:200/0, "
                           "recursive:400/0, none)")
@@ -241,7 +240,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from flows.server import one_off_api
 
     with one_off_api():
-        report = console.run_ingest([str(p) for p in args.paths], settings, as_json=args.json)
+        report = console.ingest_with_progress([str(p) for p in args.paths], settings, as_json=args.json)
     return EXIT_SOME_FAILED if report.failed else EXIT_OK
 
 
@@ -256,12 +255,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from flows import console
-    from flows.search import search
+    from flows.search import DEFAULT_MODE, search
 
     settings = _settings(args)
-    hits = search(settings, args.query, k=args.k, mode=args.mode)
+    mode = args.mode or DEFAULT_MODE
+    hits = search(settings, args.query, k=args.k, mode=mode)  # an unknown mode is a usage error there
     if args.json:
-        print(json.dumps({"query": args.query, "mode": args.mode, "kb": settings.kb, "hits": hits},
+        print(json.dumps({"query": args.query, "mode": mode, "kb": settings.kb, "hits": hits},
                          ensure_ascii=False, indent=2, default=str))
     else:
         console.print_hits(hits)
@@ -327,10 +327,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.questions and not Path(args.questions).is_file():
         raise UsageError(f"no such questions file: {args.questions}")
     configs = [c for c in args.configs.split(",") if c.strip()] if args.configs else None
-    from flows.evaluate.runner import Options
+    from flows.evaluate.results import Options
+    from flows.search import MODES
 
     configurations(configs, args.variant)  # unknown names are usage errors, before any work
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    modes = list(MODES) if args.modes is None else [m.strip() for m in args.modes.split(",") if m.strip()]
     Options(k=args.k, modes=tuple(modes))
     from flows.server import one_off_api
 

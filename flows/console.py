@@ -27,7 +27,7 @@ def _console(stderr: bool = False) -> Console:
 TABLE_ROWS = 40
 
 
-def run_ingest(paths: list[str], settings: Settings, as_json: bool = False):
+def ingest_with_progress(paths: list[str], settings: Settings, as_json: bool = False):
     """Run the ingest flow with a progress bar (or one line per file when not on a terminal)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

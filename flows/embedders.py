@@ -8,17 +8,20 @@
 - ``hashing``: a bag of hashed character n-grams (numpy, 512 dimensions): no model, instant; useful
   to test plumbing and as a lexical reference point, not a semantic embedder.
 
-Register another one by adding a factory to :data:`EMBEDDERS`.
+Register another one by adding a factory to :data:`EMBEDDERS`. :func:`embed_cached` is the one
+cache-then-embed loop: ingest and evaluate both get their vectors through it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -107,3 +110,46 @@ def get_embedder(name: str, threads: int = 1) -> Embedder:
 
 def text_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+class VectorCache(Protocol):
+    """Where embedded vectors are kept by embedder and text hash: :class:`flows.store.Store`."""
+
+    def cached_vectors(self, embedder: str, hashes: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def cache_vectors(self, embedder: str, items: dict[str, np.ndarray]) -> None: ...
+
+
+#: While texts are embedded, the new vectors are saved to the cache at least this often.
+CACHE_SAVE_EVERY_S = 30.0
+
+
+def embed_cached(texts: Mapping[str, str], embedder: Embedder, store: VectorCache, batch: int,
+                 on_progress: Callable[[int, int], None] | None = None) -> tuple[dict[str, np.ndarray], int]:
+    """Vectors for ``{text hash: text}``: from the store's embedding cache where it has them, the
+    others embedded ``batch`` at a time, shortest first (less padding in a batch). Returns (vectors,
+    how many were embedded).
+
+    New vectors are saved to the cache as they come, at least every :data:`CACHE_SAVE_EVERY_S`, so an
+    interrupted run keeps what it embedded. ``on_progress(done, total)`` is called with 0 before the
+    first batch and after each one, ``total`` being the texts not in the cache.
+    """
+    vectors = store.cached_vectors(embedder.name, list(texts))
+    missing = sorted((h for h in texts if h not in vectors), key=lambda h: len(texts[h]))
+    if not missing:
+        return vectors, 0
+    if on_progress:
+        on_progress(0, len(missing))
+    unsaved: dict[str, np.ndarray] = {}
+    saved_at = time.monotonic()
+    for start in range(0, len(missing), batch):
+        part = missing[start:start + batch]
+        for h, vector in zip(part, embedder.encode([texts[h] for h in part]), strict=True):
+            vectors[h] = unsaved[h] = vector
+        if time.monotonic() - saved_at >= CACHE_SAVE_EVERY_S:
+            store.cache_vectors(embedder.name, unsaved)
+            unsaved, saved_at = {}, time.monotonic()
+        if on_progress:
+            on_progress(min(start + batch, len(missing)), len(missing))
+    store.cache_vectors(embedder.name, unsaved)
+    return vectors, len(missing)

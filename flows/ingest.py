@@ -33,10 +33,11 @@ from prefect.cache_policies import NO_CACHE
 from prefect.states import Completed
 from prefect.utilities.annotations import quote
 
-from flows.embedders import get_embedder, text_hash
+from flows.embedders import embed_cached, get_embedder, text_hash
 from flows.errors import UsageError
 from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, cut_file, die_with, embed_text
 from flows.progress import Listeners
+from flows.rows import chunk_rows, manifest_entry
 from flows.settings import Settings
 from flows.store import Store, now
 from flows.sync import plan_sync
@@ -194,26 +195,8 @@ def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) ->
     embedder = get_embedder(settings.embedder, settings.embed_threads)
     texts = {text_hash(t): t for o in outcomes for t in (embed_text(c, settings.embed_heading_path, settings.embed_plain_cells)
                                              for c in o.chunks)}
-    cached = store.cached_vectors(embedder.name, list(texts))
-    missing = [h for h in texts if h not in cached]
-    fresh: dict = {}
-    unsaved: dict = {}
-    saved_at = time.monotonic()
-    for start in range(0, len(missing), settings.embed_batch):
-        part = missing[start:start + settings.embed_batch]
-        for h, vector in zip(part, embedder.encode([texts[h] for h in part]), strict=True):
-            fresh[h] = unsaved[h] = vector
-        # The cache is written as it fills, so an interrupted run keeps what it embedded.
-        if time.monotonic() - saved_at >= CACHE_SAVE_EVERY_S:
-            store.cache_vectors(embedder.name, unsaved)
-            unsaved, saved_at = {}, time.monotonic()
-    store.cache_vectors(embedder.name, unsaved)
-    vectors = {h: v.tolist() for h, v in {**cached, **fresh}.items()}
-    return vectors, len(fresh), len(cached)
-
-
-#: While a batch is embedded, its new vectors are saved to the cache at least this often.
-CACHE_SAVE_EVERY_S = 30.0
+    vectors, new = embed_cached(texts, embedder, store, settings.embed_batch)
+    return {h: v.tolist() for h, v in vectors.items()}, new, len(texts) - new
 
 
 def write_rows(store: Store, rows: list[dict], paths: list[str], dim: int, entries: list[dict]) -> tuple[int, int]:
@@ -283,50 +266,6 @@ forget_task = task(forget_files, name="forget-deleted", cache_policy=NO_CACHE, r
 
 
 # -- the data path ------------------------------------------------------------------------------
-
-def chunk_rows(outcome: Outcome, settings: Settings, vectors: dict[str, list[float]], dim: int, indexed_at) -> list[dict]:
-    rows = []
-    decision = outcome.decision
-    fingerprint = settings.fingerprint()
-    for ordinal, chunk in enumerate(outcome.chunks):
-        to_embed = embed_text(chunk, settings.embed_heading_path, settings.embed_plain_cells)
-        rows.append({
-            "chunk_id": f"{outcome.ref.path}#{ordinal}",
-            "doc_id": outcome.ref.doc_id,
-            "source": outcome.ref.path,
-            "root": outcome.ref.root,
-            "content_hash": outcome.content_hash,
-            "format": outcome.format,
-            "strategy": decision.strategy if decision else "",
-            "rule": decision.rule if decision else "",
-            "ordinal": ordinal,
-            "text": chunk.text,
-            "embed_text": to_embed,
-            "tokens": chunk.tokens,
-            "page_start": chunk.page_start, "page_end": chunk.page_end,
-            "sheet": chunk.sheet, "row_start": chunk.row_start, "row_end": chunk.row_end,
-            "slide_start": chunk.slide_start, "slide_end": chunk.slide_end,
-            "heading_path": " > ".join(chunk.heading_path),
-            "char_start": chunk.start, "char_end": chunk.end,
-            "embedder": settings.embedder, "dim": dim, "config": fingerprint,
-            "indexed_at": indexed_at,
-            "vector": vectors[text_hash(to_embed)],
-        })
-    return rows
-
-
-def manifest_entry(outcome: Outcome, fingerprint: str, indexed_at) -> dict:
-    decision = outcome.decision
-    return {
-        "doc_id": outcome.ref.doc_id, "root": outcome.ref.root, "path": outcome.ref.path,
-        "size": outcome.ref.size, "mtime": outcome.ref.mtime, "content_hash": outcome.content_hash,
-        "config": fingerprint, "status": outcome.status, "error_kind": outcome.error_kind,
-        "error": outcome.error, "format": outcome.format,
-        "strategy": decision.strategy if decision else "", "rule": decision.rule if decision else "",
-        "evidence": decision.evidence if decision else "", "chunks": len(outcome.chunks),
-        "tokens": outcome.tokens, "indexed_at": indexed_at,
-    }
-
 
 def _file_report(outcome: Outcome, known: bool) -> FileReport:
     decision = outcome.decision
@@ -595,39 +534,11 @@ def flow_for(settings: Settings):
     return ingest_flow.with_options(task_runner=runner)
 
 
-#: Set either (Prefect's current name or its legacy one) to keep flow-run heartbeats in one-off runs.
-HEARTBEAT_VARIABLES = ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY")
-
-
-@contextlib.contextmanager
-def one_off_run() -> Iterator[None]:
-    """Prefect settings for a flow run in this process (``seams ingest``, ``seams evaluate``).
-
-    Flow-run heartbeats are turned off. Prefect 3.9 sends one every 180 s from a thread that sleeps
-    in one-second steps and joins that thread when the run ends, so every run waits up to a second
-    after its work is done — on 1,000 small files that was most of the flow's overhead
-    (bench/orchestrate.py). Heartbeats let an automation spot runs whose process died; a one-off
-    run's process is the user's own command, which reports its own end. Served deployments
-    (``seams serve``, ``prefect.yaml`` workers) keep Prefect's default, and a user who sets the
-    heartbeat frequency (:data:`HEARTBEAT_VARIABLES`, in the environment or a Prefect profile)
-    keeps heartbeats here too.
-    """
-    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, get_current_settings, temporary_settings
-
-    configured = "heartbeat_frequency" in get_current_settings().flows.model_fields_set  # env, profile, toml
-    if configured or any(os.environ.get(name) for name in HEARTBEAT_VARIABLES):
-        yield
-        return
-
-    with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
-        yield
-
-
 def ingest_once(paths: Sequence[str], settings: Settings) -> IngestReport:
     """One run of the ingest flow in this process, with the runner the settings ask for."""
     import lancedb  # noqa: F401 - seconds of import, done while a temporary server may still be booting
 
-    from flows.server import wait_for_api
+    from flows.server import one_off_run, wait_for_api
 
     wait_for_api()
     with one_off_run():

@@ -68,7 +68,6 @@ class Outcome:
     format: str = ""
     decision: Decision | None = None
     chunks: tuple[Chunk, ...] = ()
-    document_chars: int = 0
     warnings: tuple[str, ...] = ()
     error_kind: str = ""
     error: str = ""
@@ -118,7 +117,7 @@ def cut_file(ref: FileRef, config: CutConfig) -> Outcome:
         return Outcome(ref, content_hash, error_kind=exc.kind, error=exc.message)
     except Exception as exc:  # a bug in a stage must not stop the folder; report it as this file's error
         return Outcome(ref, content_hash, error_kind="error", error=f"{type(exc).__name__}: {exc}")
-    return Outcome(ref, content_hash, doc.format, decision, tuple(chunks), len(doc.text), doc.warnings)
+    return Outcome(ref, content_hash, doc.format, decision, tuple(chunks), doc.warnings)
 
 
 @lru_cache(maxsize=16)
@@ -160,7 +159,7 @@ class Scan:
     single_file: bool = False
 
 
-def scan(root: str | Path) -> Scan:
+def scan_root(root: str | Path) -> Scan:
     """Files under ``root`` in a stable order, and the directories that could not be read.
 
     Hidden entries are skipped, and so are files matching a glob in the root's ``.seamsignore`` (one
@@ -241,8 +240,8 @@ def scan(root: str | Path) -> Scan:
 
 
 def walk(root: str | Path) -> list[FileRef]:
-    """Files under ``root`` in a stable order (see :func:`scan`)."""
-    return scan(root).files
+    """Files under ``root`` in a stable order (see :func:`scan_root`)."""
+    return scan_root(root).files
 
 
 IGNORE_FILE = ".seamsignore"

@@ -43,6 +43,7 @@ RRF_K = 60
 VECTOR_WEIGHT = 0.02
 _CANDIDATES = 50  # per ranking, before fusion
 _REFINE = 10  # with an IVF_PQ index, re-rank this many times k candidates by exact distance
+#: The chunk columns a hit carries (a subset of :data:`flows.store.ROW_COLUMNS`), in the ``--json`` order.
 _ROW_KEYS = ("chunk_id", "doc_id", "source", "format", "strategy", "rule", "text", "tokens", "heading_path",
              "page_start", "page_end", "sheet", "row_start", "row_end", "slide_start", "slide_end",
              "char_start", "char_end")

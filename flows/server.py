@@ -11,6 +11,8 @@ That server lives only as long as one process and does not run schedules: ``serv
 "Cannot schedule flows on an ephemeral server" and nothing ever fires. So ``seams serve`` and
 ``seams dashboard`` start a real local server (``prefect server start``, SQLite under
 ``PREFECT_HOME``) unless one is configured, wait until it answers, and point this process at it.
+
+:func:`one_off_run` holds the Prefect settings of a flow run in this process (no heartbeats).
 """
 
 from __future__ import annotations
@@ -243,3 +245,31 @@ def _drain_prefect_workers() -> None:
         APILogWorker.drain_all(timeout=10)
     with contextlib.suppress(Exception):
         EventsWorker.drain_all(timeout=10)
+
+
+#: Set either (Prefect's current name or its legacy one) to keep flow-run heartbeats in one-off runs.
+HEARTBEAT_VARIABLES = ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY")
+
+
+@contextlib.contextmanager
+def one_off_run() -> Iterator[None]:
+    """Prefect settings for a flow run in this process (``seams ingest``, ``seams evaluate``).
+
+    Flow-run heartbeats are turned off. Prefect 3.9 sends one every 180 s from a thread that sleeps
+    in one-second steps and joins that thread when the run ends, so every run waits up to a second
+    after its work is done — on 1,000 small files that was most of the flow's overhead
+    (bench/orchestrate.py). Heartbeats let an automation spot runs whose process died; a one-off
+    run's process is the user's own command, which reports its own end. Served deployments
+    (``seams serve``, ``prefect.yaml`` workers) keep Prefect's default, and a user who sets the
+    heartbeat frequency (:data:`HEARTBEAT_VARIABLES`, in the environment or a Prefect profile)
+    keeps heartbeats here too.
+    """
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, get_current_settings, temporary_settings
+
+    configured = "heartbeat_frequency" in get_current_settings().flows.model_fields_set  # env, profile, toml
+    if configured or any(os.environ.get(name) for name in HEARTBEAT_VARIABLES):
+        yield
+        return
+
+    with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        yield

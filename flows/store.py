@@ -126,10 +126,13 @@ def chunk_schema(dim: int) -> pa.Schema:
 
 #: The columns :func:`chunk_records` derives; a chunks table without them is upgraded in place.
 DERIVED_COLUMNS = ("id", "metadata")
+#: The columns a chunk row is built with (:func:`flows.rows.chunk_rows`), in the schema's order: all
+#: but the derived ones. Search hits and the evaluation's rankings read subsets of them.
+ROW_COLUMNS = tuple(name for name in chunk_schema(1).names if name not in DERIVED_COLUMNS)
 
 
 def chunk_records(rows: Iterable[dict]) -> list[dict]:
-    """Chunk rows (the flat columns, as :func:`flows.ingest.chunk_rows` builds them) with the derived
+    """Chunk rows (the flat columns, as :func:`flows.rows.chunk_rows` builds them) with the derived
     ``id`` and ``metadata`` columns added: the only place they are computed."""
     return [dict(row, id=row["chunk_id"], metadata={name: row.get(name) for name in METADATA_FIELDS})
             for row in rows]

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from flows.pipeline import FileRef, file_hash, scan
+from flows.pipeline import FileRef, file_hash, scan_root
 
 #: Error kinds worth another try on the next run even if the file did not change.
 RETRY_KINDS = frozenset({"error", "unreadable"})
@@ -58,7 +58,7 @@ def plan_sync(roots: Sequence[str], manifest: dict[str, dict], fingerprint: str,
     unlisted: list[tuple[str, str]] = []
     claimed: set[str] = set()  # paths planned by an earlier root (a file passed with its folder)
     for root in dict.fromkeys(str(Path(r).resolve()) for r in roots):  # each root once, in order
-        found = scan(root)
+        found = scan_root(root)
         files = [ref for ref in found.files if ref.path not in claimed]
         present = {ref.path for ref in found.files}
         if found.single_file:

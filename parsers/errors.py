@@ -5,8 +5,7 @@
     ├── CorruptFile        (kind "corrupt")      the bytes are not a valid file of the detected type
     ├── EncryptedFile      (kind "encrypted")    a password is needed to read it
     ├── UnsupportedFile    (kind "unsupported")  no parser for this type; reported as skipped
-    ├── TooLarge           (kind "too_large")    over a size/row/decompression limit
-    └── ParseTimeout       (kind "timeout")      the per-file time limit ran out
+    └── TooLarge           (kind "too_large")    over a size/row/decompression limit
 
 Third-party exceptions are converted at the parser boundary with ``raise ... from exc`` so callers
 only ever see these.
@@ -43,10 +42,6 @@ class TooLarge(ParseError):
     kind = "too_large"
 
 
-class ParseTimeout(ParseError):
-    kind = "timeout"
-
-
 ERROR_KINDS = tuple(
-    cls.kind for cls in (EmptyFile, CorruptFile, EncryptedFile, UnsupportedFile, TooLarge, ParseTimeout)
+    cls.kind for cls in (EmptyFile, CorruptFile, EncryptedFile, UnsupportedFile, TooLarge)
 )

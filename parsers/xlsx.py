@@ -305,10 +305,6 @@ def sheet_block(numbered: list[tuple[int, tuple[str, ...]]], sheet: str,
     return Block("table", table.render(), locator, table=table, row_numbers=numbers)
 
 
-#: Kept for callers of the first version of this module.
-table_block = sheet_block
-
-
 def cell_text(value: object) -> str:
     """A cell value as the text Excel would show for it (close enough for retrieval)."""
     if value is None:

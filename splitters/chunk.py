@@ -71,10 +71,6 @@ class Chunk:
     slide_end: int | None = None
     kinds: tuple[str, ...] = field(default=())  # block kinds the span touches, in order
 
-    @property
-    def body(self) -> str:
-        return self.text[len(self.header):]
-
 
 @lru_cache(maxsize=4)
 def cl100k() -> object:

@@ -163,9 +163,6 @@ class Outline:
                 return position
             position = self.headings[index].end
 
-    def ends_glued(self, start: int, end: int) -> bool:
-        return self.content_end(start, end) in self.glue_ends
-
 
 def _has_content(text: str, block_starts: tuple[int, ...], furniture: tuple[bool, ...], start: int, end: int) -> bool:
     if end <= start or not block_starts:

@@ -50,7 +50,7 @@ def test_a_crash_is_one_line_with_its_own_exit_code(tmp_path, capsys, monkeypatc
     def out_of_memory(*args, **kwargs):
         raise MemoryError("cannot allocate 2 GiB")
 
-    monkeypatch.setattr(flows.console, "run_ingest", out_of_memory)
+    monkeypatch.setattr(flows.console, "ingest_with_progress", out_of_memory)
     (tmp_path / "a.txt").write_text("x")
     assert main(["ingest", str(tmp_path), "--db", str(tmp_path / "db"), "--embedder", "hashing"]) == EXIT_INTERNAL
     err = capsys.readouterr().err.strip().splitlines()

@@ -7,7 +7,7 @@ import csv
 from flows.evaluate.configs import configuration
 from flows.evaluate.datasets import Dataset, Excerpt, Question
 from flows.evaluate.report import loss_sets, markdown, summary_rows, write_report
-from flows.evaluate.runner import Cost, Evaluation, Options, QueryScore
+from flows.evaluate.results import Cost, Evaluation, Options, QueryScore
 
 CONFIGS = (configuration("seams"), configuration("tokens:200/0"), configuration("none"))
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import descendants, running
 
-from flows.ingest import FAILURES_STATE, HEARTBEAT_VARIABLES, artifact_key, ingest_flow, one_off_run
+from flows.ingest import FAILURES_STATE, artifact_key, ingest_flow
+from flows.server import HEARTBEAT_VARIABLES, one_off_run
 from flows.settings import Settings
 from flows.store import Store
 

@@ -10,6 +10,7 @@ import pytest
 
 from flows.store import (
     PRUNE_VERSIONS,
+    ROW_COLUMNS,
     TOO_MANY_FRAGMENTS,
     Store,
     cache_table_name,
@@ -55,6 +56,29 @@ def test_schema_has_every_field_the_index_promises():
                      "slide_start", "slide_end", "heading_path", "char_start", "char_end", "embedder", "dim",
                      "config", "indexed_at", "vector"}
     assert chunk_schema(DIM).field("vector").type == pa.list_(pa.float32(), DIM)
+
+
+def test_rows_hits_and_rankings_use_the_one_schemas_columns():
+    """The chunks table's columns are defined once, in chunk_schema: the rows ingest and evaluate
+    build have exactly them (in order), search hits and the evaluation's rankings read some of them."""
+    from classifiers import Decision
+    from flows.embedders import text_hash
+    from flows.evaluate import runner
+    from flows.pipeline import FileRef, Outcome
+    from flows.rows import chunk_rows
+    from flows.search import HIT_KEYS
+    from flows.settings import Settings
+    from splitters import Chunk
+
+    chunk = Chunk("한 문단입니다.", 0, 8, 4, heading_path=("제1장",))
+    outcome = Outcome(FileRef("/docs", "/docs/a.txt", "a.txt", 8, 0.0), "h", "txt",
+                      Decision("general", "default", "no stronger signal"), (chunk,))
+    settings = Settings(embedder="hashing")
+    vectors = {text_hash(chunk.text): [0.0] * DIM, text_hash("제1장\n" + chunk.text): [0.0] * DIM}
+    (built,) = chunk_rows(outcome, settings, vectors, DIM, now())
+    assert tuple(built) == ROW_COLUMNS == tuple(n for n in chunk_schema(DIM).names if n not in ("id", "metadata"))
+    assert set(HIT_KEYS) - {"score", "where"} <= set(ROW_COLUMNS)
+    assert set(runner._COLUMNS) <= set(ROW_COLUMNS)
 
 
 @pytest.mark.parametrize("name", HOSTILE)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flows.ingest import ingest_flow
-from flows.pipeline import scan, walk
+from flows.pipeline import scan_root, walk
 from flows.settings import Settings
 from flows.store import Store
 from flows.sync import plan_sync
@@ -122,7 +122,7 @@ def test_unreadable_folders_are_reported_not_dropped(tmp_path, monkeypatch):
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    found = scan(tmp_path)
+    found = scan_root(tmp_path)
     assert [r.doc_id for r in found.files] == ["ok/a.txt"] and found.unreadable == ["locked"]
     manifest = _manifest(str(tmp_path), "ok/a.txt", "locked/b.txt", "gone.txt")
     plan = plan_sync([str(tmp_path)], manifest, "fp", allow_mass_delete=False)
@@ -400,6 +400,7 @@ def test_a_rerun_counts_each_failed_file_once(tmp_path):
 def test_an_interrupt_keeps_the_vectors_embedded_so_far(tmp_path, monkeypatch):
     """Issue #16.10: vectors were cached only once a whole batch was embedded, so an interrupt
     before that lost all the embedding done."""
+    import flows.embedders
     import flows.ingest
     from flows.embedders import get_embedder
     from flows.ingest import Steps, run_ingest
@@ -421,7 +422,7 @@ def test_an_interrupt_keeps_the_vectors_embedded_so_far(tmp_path, monkeypatch):
             return real.encode(texts)
 
     monkeypatch.setattr(flows.ingest, "get_embedder", lambda *args: Interrupted())
-    monkeypatch.setattr(flows.ingest, "CACHE_SAVE_EVERY_S", 0.0)
+    monkeypatch.setattr(flows.embedders, "CACHE_SAVE_EVERY_S", 0.0)
     with pytest.raises(KeyboardInterrupt):
         run_ingest([str(root)], config, Steps())
     monkeypatch.undo()

@@ -28,8 +28,7 @@ def run_evaluate(source: str, path: str, questions: str | None, configs: list[st
                  out: str | None, limit: int | None):
     """Run the evaluation flow with progress on stderr; print the summary; return the Evaluation."""
     from flows.evaluate.runner import evaluate_flow, progress
-    from flows.ingest import one_off_run
-    from flows.server import wait_for_api
+    from flows.server import one_off_run, wait_for_api
 
     err = _console(stderr=True)
     started = time.perf_counter()

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from flows.evaluate.runner import Evaluation, QueryScore
+from flows.evaluate.results import Evaluation, QueryScore
 
 #: Summary columns: (key, header, is a share shown in %).
 METRICS = (

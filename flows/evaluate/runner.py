@@ -17,12 +17,9 @@ they always hold this data set.
 
 from __future__ import annotations
 
-import os
-import re
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -31,24 +28,21 @@ from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from classifiers import Decision
-from flows.embedders import Embedder, get_embedder, text_hash
+from flows.embedders import Embedder, embed_cached, get_embedder, text_hash
 from flows.errors import UsageError
-from flows.evaluate import metrics
+from flows.evaluate import metrics, report
 from flows.evaluate.configs import Configuration, configurations
 from flows.evaluate.datasets import Dataset, Question, load_chroma, load_folder
+from flows.evaluate.results import DEFAULT_DB, Cost, Evaluation, Options, QueryScore
 from flows.pipeline import CutConfig, FileRef, Outcome, cut_document, embed_text
 from flows.progress import Listeners
-from flows.search import ensure_fts_index, fts_column, fuse
+from flows.rows import chunk_rows
+from flows.search import MODES, ensure_fts_index, fts_column, fuse
 from flows.settings import Settings
 from flows.store import CHUNKS, Store, now
 from splitters import Chunk
 
-MODES = ("vector", "fts", "hybrid")
-#: How deep each ranking is read: ranks past k still tell how far a configuration missed.
-DEPTH = 50
-DEFAULT_DB = ".seams/evaluate"
-_CACHE_FLUSH = 1024  # write new vectors to the cache every so many, so an interrupted run keeps them
-_COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]
+_COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]  # what scoring reads of a ranked chunk (flows.store.ROW_COLUMNS)
 
 #: Called with a line of progress ("embedding tokens:250/125: 1,024/2,611 chunks"); the CLI prints it.
 ProgressListener = Callable[[str], None]
@@ -57,84 +51,6 @@ progress = Listeners()
 
 def _say(message: str) -> None:
     progress.notify(message)
-
-
-@dataclass(frozen=True)
-class Options:
-    k: int = 5
-    modes: tuple[str, ...] = MODES
-    embedder: str = "use-multilingual"
-    db: str = DEFAULT_DB
-    depth: int = DEPTH
-    threads: int = field(default_factory=lambda: os.cpu_count() or 1)
-    batch: int = 128
-
-    @property
-    def store_uri(self) -> str:
-        """This embedder's LanceDB inside the evaluation database: one per embedder, because the
-        store's embedding-cache table holds vectors of one size only."""
-        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.embedder)
-        return f"{self.db.rstrip('/')}/{name}" if "://" in self.db else str(Path(self.db) / name)
-
-    def __post_init__(self) -> None:
-        unknown = [m for m in self.modes if m not in MODES]
-        if unknown or not self.modes:
-            raise UsageError(f"unknown retrieval mode {', '.join(unknown) or '(none)'}; known: {', '.join(MODES)}")
-        if self.k < 1:
-            raise UsageError("k must be at least 1")
-
-
-@dataclass(frozen=True)
-class Cost:
-    """What one configuration costs, and its intrinsic checks."""
-
-    configuration: str
-    chunks: int
-    tokens_mean: float
-    tokens_median: float
-    index_bytes: int | None  # the KB's chunks table on disk (vectors, text, full-text index)
-    cut_seconds: float
-    embed_seconds: float
-    embedded: int  # chunk texts embedded in this run
-    reused: int  # chunk texts whose vectors came from the cache
-    write_seconds: float
-    within_budget: float | None  # share of chunks with at most Configuration.size_limit tokens
-    under_min: float | None  # share of chunks under the budget's min (document-aware only)
-    tables_split: int  # chunks that start inside a table without its header rows
-    headings_at_end: int  # chunks that end with a section header
-    strategies: tuple[tuple[str, int], ...] = ()  # strategy -> files cut with it
-
-
-@dataclass(frozen=True)
-class QueryScore:
-    qid: str
-    group: str
-    configuration: str
-    mode: str
-    rank: int | None  # first chunk holding evidence, within DEPTH
-    recall: float
-    precision: float
-    iou: float
-    omega: float
-    hit: bool
-    reciprocal_rank: float
-    doc_recall: float
-    dcg: float
-    retrieved_tokens: float = 0.0  # mean tokens of the top-k chunks (what a reader of the results pays)
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    dataset: Dataset
-    configurations: tuple[Configuration, ...]
-    options: Options
-    costs: tuple[Cost, ...]
-    scores: tuple[QueryScore, ...]
-    parse_seconds: float = 0.0
-    query_seconds: float = 0.0  # embedding the questions
-    retrieval_seconds: float = 0.0
-    seconds: float = 0.0
-    fts_failures: int = 0  # questions the full-text index could not run (scored as empty rankings)
 
 
 # -- steps (plain functions; the flow wraps them as tasks) -------------------------------------------
@@ -149,30 +65,20 @@ def load_dataset(source: str, path: str, questions: str | None = None) -> Datase
 
 
 def embed_texts(texts: dict[str, str], embedder: Embedder, store: Store, batch: int, label: str) -> tuple[dict[str, np.ndarray], int, float]:
-    """Vectors for ``{hash: text}``, from the cache where possible. Returns (vectors, new, seconds)."""
-    vectors = store.cached_vectors(embedder.name, list(texts))
-    missing = sorted((h for h in texts if h not in vectors), key=lambda h: len(texts[h]))
-    if not missing:
-        return vectors, 0, 0.0
-    _say(f"{label}: embedding {len(missing):,} new texts with {embedder.name} ({len(vectors):,} from the cache)")
+    """Vectors for ``{hash: text}``, from the cache where possible, with progress lines. Returns
+    (vectors, new, seconds)."""
     started = time.perf_counter()
-    pending: dict[str, np.ndarray] = {}
-    last_report = started
-    for start in range(0, len(missing), batch):
-        part = missing[start:start + batch]
-        for h, vector in zip(part, embedder.encode([texts[h] for h in part]), strict=True):
-            pending[h] = vector
-        if len(pending) >= _CACHE_FLUSH:
-            store.cache_vectors(embedder.name, pending)
-            vectors.update(pending)
-            pending = {}
-        done = min(start + batch, len(missing))
-        if time.perf_counter() - last_report > 10 or done == len(missing):
-            last_report = time.perf_counter()
-            _say(f"{label}: embedded {done:,}/{len(missing):,} ({last_report - started:.0f} s)")
-    store.cache_vectors(embedder.name, pending)
-    vectors.update(pending)
-    return vectors, len(missing), time.perf_counter() - started
+    last_report = [started]
+
+    def on_progress(done: int, total: int) -> None:
+        if done == 0:
+            _say(f"{label}: embedding {total:,} new texts with {embedder.name} ({len(texts) - total:,} from the cache)")
+        elif time.perf_counter() - last_report[0] > 10 or done == total:
+            last_report[0] = time.perf_counter()
+            _say(f"{label}: embedded {done:,}/{total:,} ({last_report[0] - started:.0f} s)")
+
+    vectors, new = embed_cached(texts, embedder, store, batch, on_progress)
+    return vectors, new, time.perf_counter() - started if new else 0.0
 
 
 def cut_configuration(dataset: Dataset, config: Configuration) -> tuple[dict[str, tuple[Decision, list[Chunk]]], float]:
@@ -195,8 +101,6 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
                         cut_seconds: float, options: Options) -> Cost:
     """Embed the configuration's chunks (cache first) and write them as a fresh KB with its
     full-text index. Returns the configuration's cost and intrinsic checks."""
-    from flows.ingest import chunk_rows  # the same row builder as ingest: the KB is a real one
-
     settings = config_settings(config, options, dataset.name)
     embedder = get_embedder(options.embedder, options.threads)
     store = Store(options.store_uri, settings.kb)
@@ -214,7 +118,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     for doc_id, (decision, chunks) in cuts.items():
         doc = dataset.documents[doc_id]
         ref = FileRef(root=dataset.name, path=doc.path, doc_id=doc_id, size=len(doc.text), mtime=0.0)
-        outcome = Outcome(ref, text_hash(doc.text), doc.format, decision, tuple(chunks), len(doc.text))
+        outcome = Outcome(ref, text_hash(doc.text), doc.format, decision, tuple(chunks))
         rows.extend(chunk_rows(outcome, settings, as_lists, embedder.dim, indexed_at))
         paths.append(doc.path)
     store.replace_documents(rows, paths, embedder.dim)
@@ -365,8 +269,6 @@ def evaluate_flow(source: str, path: str, questions: str | None = None, configs:
         scores.extend(_score(quote(dataset.questions), config, quote(cuts), quote(rankings), options.k))
     evaluation = Evaluation(dataset, tuple(chosen), options, tuple(costs), tuple(scores), parse_seconds,
                             query_seconds, retrieval_seconds, time.perf_counter() - started, fts_failures)
-    from flows.evaluate import report
-
     if out:
         written = report.write_report(evaluation, out)
         _say(f"report: {written['markdown']}")

@@ -1,0 +1,98 @@
+"""What an evaluation is asked and what it produces: its options, each configuration's cost, each
+query's scores, and the :class:`Evaluation` that holds them all (the runner builds it, the report
+and the console read it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flows.errors import UsageError
+from flows.evaluate.configs import Configuration
+from flows.evaluate.datasets import Dataset
+from flows.search import MODES
+
+#: How deep each ranking is read: ranks past k still tell how far a configuration missed.
+DEPTH = 50
+DEFAULT_DB = ".seams/evaluate"
+
+
+@dataclass(frozen=True)
+class Options:
+    k: int = 5
+    modes: tuple[str, ...] = MODES
+    embedder: str = "use-multilingual"
+    db: str = DEFAULT_DB
+    depth: int = DEPTH
+    threads: int = field(default_factory=lambda: os.cpu_count() or 1)
+    batch: int = 128
+
+    @property
+    def store_uri(self) -> str:
+        """This embedder's LanceDB inside the evaluation database: one per embedder, because the
+        store's embedding-cache table holds vectors of one size only."""
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.embedder)
+        return f"{self.db.rstrip('/')}/{name}" if "://" in self.db else str(Path(self.db) / name)
+
+    def __post_init__(self) -> None:
+        unknown = [m for m in self.modes if m not in MODES]
+        if unknown or not self.modes:
+            raise UsageError(f"unknown retrieval mode {', '.join(unknown) or '(none)'}; known: {', '.join(MODES)}")
+        if self.k < 1:
+            raise UsageError("k must be at least 1")
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one configuration costs, and its intrinsic checks."""
+
+    configuration: str
+    chunks: int
+    tokens_mean: float
+    tokens_median: float
+    index_bytes: int | None  # the KB's chunks table on disk (vectors, text, full-text index)
+    cut_seconds: float
+    embed_seconds: float
+    embedded: int  # chunk texts embedded in this run
+    reused: int  # chunk texts whose vectors came from the cache
+    write_seconds: float
+    within_budget: float | None  # share of chunks with at most Configuration.size_limit tokens
+    under_min: float | None  # share of chunks under the budget's min (document-aware only)
+    tables_split: int  # chunks that start inside a table without its header rows
+    headings_at_end: int  # chunks that end with a section header
+    strategies: tuple[tuple[str, int], ...] = ()  # strategy -> files cut with it
+
+
+@dataclass(frozen=True)
+class QueryScore:
+    qid: str
+    group: str
+    configuration: str
+    mode: str
+    rank: int | None  # first chunk holding evidence, within DEPTH
+    recall: float
+    precision: float
+    iou: float
+    omega: float
+    hit: bool
+    reciprocal_rank: float
+    doc_recall: float
+    dcg: float
+    retrieved_tokens: float = 0.0  # mean tokens of the top-k chunks (what a reader of the results pays)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    dataset: Dataset
+    configurations: tuple[Configuration, ...]
+    options: Options
+    costs: tuple[Cost, ...]
+    scores: tuple[QueryScore, ...]
+    parse_seconds: float = 0.0
+    query_seconds: float = 0.0  # embedding the questions
+    retrieval_seconds: float = 0.0
+    seconds: float = 0.0
+    fts_failures: int = 0  # questions the full-text index could not run (scored as empty rankings)

@@ -1,0 +1,62 @@
+"""The rows the store writes, built from cut files: a chunk row per chunk, a manifest entry per file.
+
+The ingest flow and the evaluation both build their chunks tables here, so an evaluation's
+knowledge base is a real one. The columns are those of :func:`flows.store.chunk_schema` and
+:data:`flows.store.MANIFEST_SCHEMA`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from flows.embedders import text_hash
+from flows.pipeline import Outcome, embed_text
+from flows.settings import Settings
+
+
+def chunk_rows(outcome: Outcome, settings: Settings, vectors: dict[str, list[float]], dim: int,
+               indexed_at: dt.datetime) -> list[dict]:
+    """The chunk rows of one cut file, each with exactly :data:`flows.store.ROW_COLUMNS` in their order;
+    ``vectors`` maps the hash of each chunk's embedded text to its vector."""
+    rows = []
+    decision = outcome.decision
+    fingerprint = settings.fingerprint()
+    for ordinal, chunk in enumerate(outcome.chunks):
+        to_embed = embed_text(chunk, settings.embed_heading_path, settings.embed_plain_cells)
+        rows.append({
+            "chunk_id": f"{outcome.ref.path}#{ordinal}",
+            "doc_id": outcome.ref.doc_id,
+            "source": outcome.ref.path,
+            "root": outcome.ref.root,
+            "content_hash": outcome.content_hash,
+            "format": outcome.format,
+            "strategy": decision.strategy if decision else "",
+            "rule": decision.rule if decision else "",
+            "ordinal": ordinal,
+            "text": chunk.text,
+            "embed_text": to_embed,
+            "tokens": chunk.tokens,
+            "page_start": chunk.page_start, "page_end": chunk.page_end,
+            "sheet": chunk.sheet, "row_start": chunk.row_start, "row_end": chunk.row_end,
+            "slide_start": chunk.slide_start, "slide_end": chunk.slide_end,
+            "heading_path": " > ".join(chunk.heading_path),
+            "char_start": chunk.start, "char_end": chunk.end,
+            "embedder": settings.embedder, "dim": dim, "config": fingerprint,
+            "indexed_at": indexed_at,
+            "vector": vectors[text_hash(to_embed)],
+        })
+    return rows
+
+
+def manifest_entry(outcome: Outcome, fingerprint: str, indexed_at: dt.datetime) -> dict:
+    """The manifest row of one cut file (or one that failed: its error kind and message)."""
+    decision = outcome.decision
+    return {
+        "doc_id": outcome.ref.doc_id, "root": outcome.ref.root, "path": outcome.ref.path,
+        "size": outcome.ref.size, "mtime": outcome.ref.mtime, "content_hash": outcome.content_hash,
+        "config": fingerprint, "status": outcome.status, "error_kind": outcome.error_kind,
+        "error": outcome.error, "format": outcome.format,
+        "strategy": decision.strategy if decision else "", "rule": decision.rule if decision else "",
+        "evidence": decision.evidence if decision else "", "chunks": len(outcome.chunks),
+        "tokens": outcome.tokens, "indexed_at": indexed_at,
+    }
