@@ -43,7 +43,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from check import hwp_reference, hwpx_reference, squeeze  # noqa: E402
+from check import LABEL, hwp_reference, hwpx_reference, squeeze  # noqa: E402
 
 #: What a reader gives for one file: its text, and its tables (None when it has no table API).
 Result = tuple[str, int | None]
@@ -202,6 +202,10 @@ def score(text: str, reference: list[str]) -> tuple[int, int]:
         at = haystack.find(needle, cursor)
         if at < 0:
             at = haystack.find(needle)
+        if at < 0 and needle:  # labels a reader drew between the piece's characters (joined cell paragraphs)
+            loose = re.compile(f"(?:{LABEL})?".join(map(re.escape, needle)))
+            match = loose.search(haystack, cursor) or loose.search(haystack)
+            at = match.start() if match else -1
         if at < 0:
             missing += 1
             continue
