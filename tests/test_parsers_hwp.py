@@ -375,3 +375,41 @@ def test_real_files_when_their_snapshots_are_here(tmp_path: Path, repo: str, mem
         lines = ["".join(line.split()) for line in preview.replace("<", "\n").replace(">", "\n").splitlines()]
         assert all(re.search(f"(?:{LABEL})?".join(map(re.escape, line)), squeezed) for line in lines[:-1] if line), \
             "no preview line is lost"
+
+
+# ------------------------------------------------------------------------- HWPX beside its PDF
+
+
+@pytest.mark.parametrize("kind", ["report", "regulation"])
+@pytest.mark.parametrize("budget", [(50, 150, 170, 75), (50, 300, 320, 150), (100, 400, 420, 200)])
+def test_hwpx_and_pdf_of_one_document_are_cut_alike(tmp_path: Path, counter, kind: str,
+                                                    budget: tuple[int, int, int, int]) -> None:
+    """One document saved as HWPX and as PDF (a team folder holds both): the same strategy, the same
+    chunks under the same heading paths, the same text apart from line wrapping. (A heading path names
+    a ○ item by its first line in the PDF and by its whole paragraph, shortened, in the HWPX: the
+    first 20 characters are compared. Not equal everywhere: the PDF's title, set large, is a heading,
+    the HWPX's a plain paragraph, so at a max of 200 the title's few tokens join the first section
+    in the HWPX only.)"""
+    from fixtures.files import KOREAN_REPORT_HEADER, make_korean_report_pdf, make_regulation
+
+    from splitters import Budget, split_document
+
+    if kind == "report":
+        pdf = make_korean_report_pdf(tmp_path / "보고서.pdf")
+        hwpx = make_hwpx(tmp_path / "보고서.hwpx", KOREAN_REPORT_ITEMS, title=KOREAN_REPORT_HEADER,
+                         header=KOREAN_REPORT_HEADER)
+    else:
+        pdf = make_regulation(tmp_path / "규정.pdf")
+        hwpx = make_hwpx(tmp_path / "규정.hwpx", REGULATION_ITEMS, title=REGULATION_TITLE, header=REGULATION_TITLE)
+    cuts = []
+    for path in (pdf, hwpx):
+        doc = parse(path)
+        decision = classify(gather_facts(doc, counter(doc.text), budget[1], path.name))
+        chunks = split_document(doc, decision.strategy, counter, Budget(*budget))
+        cuts.append((decision.strategy, [tuple(name[:20] for name in c.heading_path) for c in chunks],
+                     ["".join(c.text.split()) for c in chunks]))
+    (pdf_strategy, pdf_paths, pdf_texts), (hwpx_strategy, hwpx_paths, hwpx_texts) = cuts
+    assert pdf_strategy == hwpx_strategy == "section"
+    assert len(pdf_paths) > 2 and any(pdf_paths), "the budget cuts the document at its headings"
+    assert hwpx_paths == pdf_paths
+    assert hwpx_texts == pdf_texts
