@@ -3,8 +3,11 @@
     python bench/parse.py            # writes its inputs to a temp dir, prints a table (~1 minute)
 
 Inputs (generated, Korean + English, deterministic): a 50-page A4 report whose every tenth page
-carries a ruled table; a 50,000-cell workbook (5,000 rows x 10 columns); a 50-slide deck with
-bullets, notes and a table on every fifth slide.
+carries a ruled table, and the same report written as HWPX; a 50,000-cell workbook (5,000 rows x
+10 columns); a 50-slide deck with bullets, notes and a table on every fifth slide. Real Hangul
+files: the readable (not encrypted) HWP and HWPX files of ``bench/hangul/manifest.json``, written
+out of the fetched repository snapshots when those are on this machine (skipped with a message
+otherwise); each format's files are parsed one after the other in one measurement.
 
 Each measurement runs in a forked child so that its peak memory is its own: "peak MB" is the
 child's peak resident set size above what it started with (the libraries are imported before
@@ -13,7 +16,13 @@ forking). Rates are units per second of wall time for one parse of the file.
 Competitors: for PDF, pdfplumber's ``extract_text`` on every page and pypdfium2's
 ``get_text_range`` on every page (text only, no structure), plus pdfplumber's line-and-table pass
 on every page, which is what seams did before routing text to pdfium; for XLSX, openpyxl's
-read-only ``iter_rows(values_only=True)``; for PPTX, python-pptx walking every shape's text.
+read-only ``iter_rows(values_only=True)``; for PPTX, python-pptx walking every shape's text; for
+HWPX, lxml parsing every section part and joining every paragraph's ``hp:t`` text; for HWP, olefile
+opening the container, zlib inflating every ``BodyText`` section and walking its records to decode
+each ``PARA_TEXT``. Those two are the bare extractions under seams' own readers (which use the same
+libraries). The Hangul rows count paragraphs: the bare extraction's non-empty paragraphs (table
+cells' paragraphs included), and the seams row of the same input is credited with that count, so
+both rows divide the same number.
 """
 
 from __future__ import annotations
@@ -35,7 +44,7 @@ sys.path.insert(0, str(REPO / "tests"))  # the file writers live in tests/fixtur
 
 
 def write_inputs(folder: Path) -> dict[str, Path]:
-    from fixtures.files import Slide, make_pptx, make_report_pdf, make_xlsx
+    from fixtures.files import Slide, make_hwpx, make_pptx, make_report_pdf, make_xlsx
 
     items: list[tuple[str, object]] = []
     sentence = ("○ 지역 중소기업의 디지털 전환을 지원하여 생산성을 높이고, 성과를 점검한다. "
@@ -49,6 +58,7 @@ def write_inputs(folder: Path) -> dict[str, Path]:
             items.append(("p", sentence * 2))
         items.append(("pagebreak", ""))
     pdf = make_report_pdf(folder / "report.pdf", items[:-1], header="Benchmark report 벤치마크 보고서")
+    hwpx = make_hwpx(folder / "report.hwpx", items[:-1], header="Benchmark report 벤치마크 보고서", section_size=100)
 
     rows: list[list[object]] = [["일자 Date", "지역 Region", "제품 Product", "채널 Channel", "수량 Qty",
                                  "단가 Price", "매출 Revenue", "반품 Returns", "순매출 Net", "비고 Note"]]
@@ -67,7 +77,38 @@ def write_inputs(folder: Path) -> dict[str, Path]:
                                                      "리스크 Risks", (1, "부품 단가 상승")],
                             table=table, notes=f"발표자 메모 {n}: 강조할 점."))
     pptx = make_pptx(folder / "deck.pptx", slides)
-    return {"pdf": pdf, "xlsx": xlsx, "pptx": pptx}
+    return {"pdf": pdf, "hwpx-gen": hwpx, "xlsx": xlsx, "pptx": pptx, **hangul_inputs(folder)}
+
+
+def hangul_inputs(folder: Path) -> dict[str, Path]:
+    """Folders of the real readable HWP and HWPX files, for the formats whose files could be written."""
+    import json
+
+    sys.path.insert(0, str(REPO / "bench" / "devset"))
+    from materialise import DEFAULT_MIRROR, file_matches, load_manifest, materialise
+
+    manifest = REPO / "bench" / "hangul" / "manifest.json"
+    readable = {raw["name"] for raw in json.loads(manifest.read_text(encoding="utf-8")) if raw["kind"] != "encrypted"}
+    entries = [entry for entry in load_manifest(manifest) if entry.name in readable]
+    store = REPO / ".seams" / "hangul" / "files"
+    if any(not file_matches(store / entry.name, entry.sha256) for entry in entries):
+        materialise(entries, store, DEFAULT_MIRROR)  # says which snapshots are missing
+    found: dict[str, Path] = {}
+    for fmt in ("hwp", "hwpx"):
+        present = [entry.name for entry in entries if entry.name.endswith(f".{fmt}")
+                   and file_matches(store / entry.name, entry.sha256)]
+        if not present:
+            print(f"no real .{fmt} files (their snapshots are not on this machine): {fmt} rows skipped")
+            continue
+        found[fmt] = folder / f"real-{fmt}"
+        found[fmt].mkdir()
+        for name in present:
+            (found[fmt] / name).symlink_to(store / name)
+    return found
+
+
+def _files(path: Path) -> list[Path]:
+    return sorted(path.iterdir()) if path.is_dir() else [path]
 
 
 # ------------------------------------------------------------------------------------------- tasks
@@ -76,6 +117,8 @@ def write_inputs(folder: Path) -> dict[str, Path]:
 def seams_parse(path: Path) -> int:
     from parsers import parse
 
+    if path.is_dir() or path.suffix == ".hwpx":  # Hangul inputs: credited with the bare paragraph count
+        return sum(len(parse(one).blocks) for one in _files(path))
     doc = parse(path)
     if doc.format == "pdf":
         return doc.page_count
@@ -147,6 +190,55 @@ def python_pptx_text(path: Path) -> int:
     return len(deck.slides)
 
 
+def lxml_hwpx_text(path: Path) -> int:
+    import re
+    import zipfile
+
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    paragraphs = 0
+    for one in _files(path):
+        with zipfile.ZipFile(one) as archive:
+            for name in archive.namelist():
+                if not re.search(r"Contents/section\d+\.xml$", name):
+                    continue
+                root = etree.fromstring(archive.read(name), parser)
+                for p in root.iter("{*}p"):
+                    text = "".join("".join(t.itertext()) for run in p.iterchildren("{*}run")
+                                   for t in run.iterchildren("{*}t"))
+                    paragraphs += bool(text.strip())
+    return paragraphs
+
+
+def olefile_hwp_text(path: Path) -> int:
+    import struct
+    import zlib
+
+    import olefile
+
+    paragraphs = 0
+    for one in _files(path):
+        with olefile.OleFileIO(str(one)) as ole:
+            compressed = struct.unpack_from("<I", ole.openstream("FileHeader").read(40), 36)[0] & 1
+            for entry in ole.listdir():
+                if entry[0] != "BodyText":
+                    continue
+                data = ole.openstream(entry).read()
+                data = zlib.decompress(data, -15) if compressed else data
+                pos = 0
+                while pos < len(data):
+                    header = struct.unpack_from("<I", data, pos)[0]
+                    size, pos = header >> 20, pos + 4
+                    if size == 0xFFF:
+                        size, pos = struct.unpack_from("<I", data, pos)[0], pos + 4
+                    if header & 0x3FF == 67:  # PARA_TEXT
+                        text = data[pos:pos + size].decode("utf-16-le", "replace")
+                        paragraphs += any(ch >= " " for ch in text)
+                    pos += size
+    return paragraphs
+
+
 # ------------------------------------------------------------------------------------- measuring
 
 
@@ -177,8 +269,13 @@ def measure(task: Callable[[Path], int], path: Path) -> tuple[int, float, float]
     return result
 
 
+_UNIT = {"pages": "p", "cells": "c", "slides": "s", "paragraphs": "¶"}
+
+
 def main() -> None:
     # Import every library before forking, so children measure parsing, not imports.
+    import lxml.etree  # noqa: F401
+    import olefile  # noqa: F401
     import openpyxl  # noqa: F401
     import pdfplumber  # noqa: F401
     import pptx  # noqa: F401
@@ -190,12 +287,19 @@ def main() -> None:
         started = time.perf_counter()
         inputs = write_inputs(Path(tmp))
         print(f"inputs written in {time.perf_counter() - started:.1f} s: "
-              + ", ".join(f"{p.name} ({p.stat().st_size / 1e6:.1f} MB)" for p in inputs.values()))
+              + ", ".join(f"{p.name} ({sum(f.stat().st_size for f in _files(p)) / 1e6:.1f} MB"
+                         + (f" in {len(_files(p))} files)" if p.is_dir() else ")") for p in inputs.values()))
         runs = [
             ("pdf", "pages", "seams parse (pdfium text + pdfplumber tables)", seams_parse),
             ("pdf", "pages", "pypdfium2 get_text_range", pypdfium2_text),
             ("pdf", "pages", "pdfplumber extract_text", pdfplumber_text),
             ("pdf", "pages", "pdfplumber lines + find_tables (seams before)", pdfplumber_lines_and_tables),
+            ("hwpx-gen", "paragraphs", "seams parse (lxml)", seams_parse),
+            ("hwpx-gen", "paragraphs", "lxml hp:t walk", lxml_hwpx_text),
+            ("hwpx", "paragraphs", "seams parse (lxml)", seams_parse),
+            ("hwpx", "paragraphs", "lxml hp:t walk", lxml_hwpx_text),
+            ("hwp", "paragraphs", "seams parse (olefile + zlib records)", seams_parse),
+            ("hwp", "paragraphs", "olefile + zlib PARA_TEXT walk", olefile_hwp_text),
             ("xlsx", "cells", "seams parse (lxml stream)", seams_parse),
             ("xlsx", "cells", "openpyxl read-only iter_rows", openpyxl_values),
             ("pptx", "slides", "seams parse", seams_parse),
@@ -203,19 +307,24 @@ def main() -> None:
         ]
         results = []
         for fmt, unit, name, task in runs:
+            if fmt not in inputs:
+                continue
             measure(task, inputs[fmt])  # warm the page cache and lazy imports in the parent's view
             units, seconds, peak = measure(task, inputs[fmt])
             results.append((fmt, unit, name, units, seconds, peak))
+    bare = {fmt: units for fmt, unit, name, units, _, _ in results if unit == "paragraphs" and not name.startswith("seams")}
+    results = [(fmt, unit, name, bare.get(fmt, units) if unit == "paragraphs" else units, seconds, peak)
+               for fmt, unit, name, units, seconds, peak in results]
     seams_rate = {fmt: units / seconds for fmt, _, name, units, seconds, _ in results if name.startswith("seams")}
-    header = f"{'input':6} {'parser':48} {'units':>8} {'seconds':>8} {'units/s':>10} {'peak MB':>8} {'seams ×':>8}"
+    header = f"{'input':8} {'parser':48} {'units':>8} {'seconds':>8} {'units/s':>10} {'peak MB':>8} {'seams ×':>8}"
     print(header)
     print("-" * len(header))
     for fmt, unit, name, units, seconds, peak in results:
         rate = units / seconds
         ratio = seams_rate[fmt] / rate
-        print(f"{fmt:6} {name:48} {units:>6} {unit[0]} {seconds:8.3f} {rate:10,.0f} {peak:8.1f} {ratio:8.2f}")
+        print(f"{fmt:8} {name:48} {units:>6} {_UNIT[unit]} {seconds:8.3f} {rate:10,.0f} {peak:8.1f} {ratio:8.2f}")
     print("\nseams × = how many times faster seams is than that parser (below 1: slower);"
-          " units: p = pages, c = cells, s = slides")
+          " units: p = pages, c = cells, s = slides, ¶ = paragraphs")
     print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
 
 

@@ -8,7 +8,8 @@ the format a text extractor needs is small. The layout, from Hancom's published 
   are compressed, bit 1 the document has a password, bit 2 it is a distribution document (DRM:
   its body is in encrypted ``ViewText`` streams). The last two make the file ``encrypted``.
 - ``DocInfo``: the document's shared tables; its paragraph shapes say which paragraphs are outline
-  headings (and at what level), numbered or bulleted.
+  headings (and at what level), numbered or bulleted, and which numbering or bullet they use; its
+  numbering records hold each level's number format and label template (``^1.``).
 - ``BodyText/Section0…N``: the body, raw-deflate compressed when bit 0 is set. Each is a stream of
   records, a 32-bit header (tag 10 bits, nesting level 10 bits, size 12 bits; size ``0xFFF`` means
   a 32-bit size follows) then the data. A paragraph is a ``PARA_HEADER`` with its ``PARA_TEXT``
@@ -21,8 +22,10 @@ the format a text extractor needs is small. The layout, from Hancom's published 
 
 What comes out matches the HWPX parser (:mod:`parsers.hwpx`): paragraphs in order, outline headings
 at their level, tables on their cell grid (``LIST_HEADER`` of each cell gives its address and span),
-text boxes after their paragraph, notes after the body, headers and footers as furniture. Numbering
-labels are not rendered (the section grammar still finds ``□``/``제N조`` typed in the text). Limits:
+text boxes after their paragraph, notes after the body, headers and footers as furniture, and the
+labels Hangul draws for outline, numbered and bulleted paragraphs (``1.``, ``가.``, ``•``) rendered
+in front of their text, as :mod:`parsers.hwpx` does (:class:`parsers.text.HangulNumbering`); the
+outline's numbering is the one the section definition (``secd``) names. Limits:
 each decompressed stream stops at :data:`MAX_STREAM_BYTES` and all of them at
 :data:`MAX_TOTAL_BYTES` (``too_large``); a record that runs past its stream, a broken deflate
 stream or a missing section is ``corrupt``.
@@ -40,7 +43,7 @@ from parsers.detect import HWP_SIGNATURE
 from parsers.errors import CorruptFile, EncryptedFile, TooLarge
 from parsers.model import Block, Document, Properties
 from parsers.tables import Span, make_table, normalize_cell
-from parsers.text import normalize_line, normalize_text
+from parsers.text import HangulNumbering, NumberingLevels, bullet_label, normalize_line, normalize_text
 
 #: One decompressed stream may not be larger than this (a deflate bomb in one section)…
 MAX_STREAM_BYTES = 256_000_000
@@ -48,6 +51,8 @@ MAX_STREAM_BYTES = 256_000_000
 MAX_TOTAL_BYTES = 1_000_000_000
 
 HWPTAG_BEGIN = 0x10
+TAG_NUMBERING = HWPTAG_BEGIN + 7
+TAG_BULLET = HWPTAG_BEGIN + 8
 TAG_PARA_SHAPE = HWPTAG_BEGIN + 9
 TAG_PARA_HEADER = HWPTAG_BEGIN + 50
 TAG_PARA_TEXT = HWPTAG_BEGIN + 51
@@ -166,28 +171,103 @@ def _ctrl_id(record: _Record) -> bytes:
     return record.data[:4][::-1]
 
 
+#: Number formats by their code in a numbering level's attributes (bits 5-9), named as OWPML names them.
+NUMBER_FORMATS = ("DIGIT", "CIRCLED_DIGIT", "ROMAN_CAPITAL", "ROMAN_SMALL", "LATIN_CAPITAL", "LATIN_SMALL",
+                  "CIRCLED_LATIN_CAPITAL", "CIRCLED_LATIN_SMALL", "HANGUL_SYLLABLE", "CIRCLED_HANGUL_SYLLABLE",
+                  "HANGUL_JAMO", "CIRCLED_HANGUL_JAMO", "HANGUL_PHONETIC", "IDEOGRAPH", "CIRCLED_IDEOGRAPH",
+                  "DECAGON_CIRCLE", "DECAGON_CIRCLE_HANJA")
+
+
 @dataclass(frozen=True)
 class _Shape:
     kind: int  # 0 none, 1 outline, 2 number, 3 bullet
     level: int  # 0-based
+    ref: int = 0  # the numbering or bullet it uses (1-based, 0 none)
 
 
-def read_shapes(records: list[_Record]) -> list[_Shape]:
-    """Paragraph shapes from DocInfo, by id (their order in the stream)."""
-    shapes = []
+@dataclass
+class _DocInfo:
+    """What DocInfo says about paragraphs: their shapes (by id), numberings and bullets (by 1-based id)."""
+
+    shapes: list[_Shape] = field(default_factory=list)
+    numberings: dict[str, NumberingLevels] = field(default_factory=dict)
+    bullets: dict[str, str] = field(default_factory=dict)
+
+
+def read_docinfo(records: list[_Record]) -> _DocInfo:
+    """Paragraph shapes, numberings and bullets from DocInfo, each list in stream order."""
+    info = _DocInfo()
     pending = list(reversed(records))
-    while pending:  # depth first, in stream order: the shapes sit under ID_MAPPINGS
+    while pending:  # depth first, in stream order: they sit under ID_MAPPINGS
         record = pending.pop()
-        if record.tag == TAG_PARA_SHAPE and len(record.data) >= 4:
-            attributes = struct.unpack_from("<I", record.data, 0)[0]
-            shapes.append(_Shape((attributes >> 23) & 0x3, (attributes >> 25) & 0x7))
+        data = record.data
+        if record.tag == TAG_PARA_SHAPE and len(data) >= 4:
+            attributes = struct.unpack_from("<I", data, 0)[0]
+            ref = struct.unpack_from("<H", data, 30)[0] if len(data) >= 32 else 0
+            level = (attributes >> 25) & 0x7  # 3 bits: levels 1-7
+            if len(data) >= 58:  # 5.1 on: a field at the end holds the level, 8-10 included
+                wide = struct.unpack_from("<I", data, 54)[0]
+                level = wide if wide < 10 else level
+            info.shapes.append(_Shape((attributes >> 23) & 0x3, level, ref))
+        elif record.tag == TAG_NUMBERING:
+            info.numberings[str(len(info.numberings) + 1)] = read_numbering(data)
+        elif record.tag == TAG_BULLET:  # 12 bytes of head information, then the bullet character
+            info.bullets[str(len(info.bullets) + 1)] = data[12:14].decode("utf-16-le", "replace") \
+                if len(data) >= 14 else ""
         pending.extend(reversed(record.children))
-    return shapes
+    return info
+
+
+def read_numbering(data: bytes) -> NumberingLevels:
+    """One NUMBERING record: levels 1-7 (head information: attributes, two widths, a char shape id;
+    then the label template as a length-prefixed UTF-16 string), a start number, per-level starts
+    (5.0.2.5 on), then levels 8-10 and their starts (5.1 on). What a short record lacks is left out."""
+    heads: list[tuple[int, str]] = []
+    pos = 0
+
+    def read_levels(count: int) -> None:
+        nonlocal pos
+        for _ in range(count):
+            if pos + 14 > len(data):
+                return
+            attributes = struct.unpack_from("<I", data, pos)[0]
+            length = struct.unpack_from("<H", data, pos + 12)[0]
+            template = data[pos + 14:pos + 14 + 2 * length].decode("utf-16-le", "replace")
+            pos += 14 + 2 * length
+            code = (attributes >> 5) & 0x1F
+            heads.append((code, template))
+
+    def read_starts(count: int) -> list[int]:
+        nonlocal pos
+        if pos + 4 * count > len(data):
+            return []
+        starts = list(struct.unpack_from(f"<{count}I", data, pos))
+        pos += 4 * count
+        return starts
+
+    read_levels(7)
+    common = 1
+    if len(heads) == 7 and pos + 2 <= len(data):
+        common = struct.unpack_from("<H", data, pos)[0]
+        pos += 2
+    starts = read_starts(7)
+    if len(starts) == 7:
+        read_levels(3)
+        starts += read_starts(3)
+    levels: NumberingLevels = {}
+    for index, (code, template) in enumerate(heads):
+        fmt = NUMBER_FORMATS[code] if code < len(NUMBER_FORMATS) else "DIGIT"
+        start = starts[index] if index < len(starts) else common
+        levels[index + 1] = (start, fmt, template)
+    return levels
 
 
 class _Reader:
-    def __init__(self, shapes: list[_Shape]) -> None:
-        self.shapes = shapes
+    def __init__(self, info: _DocInfo) -> None:
+        self.shapes = info.shapes
+        self.numbering = HangulNumbering(info.numberings)
+        self.bullets = info.bullets
+        self.outline_numbering = "1"  # until a section definition names another
         self.headers: dict[str, None] = {}
         self.footers: dict[str, None] = {}
         self.notes: list[Block] = []
@@ -203,7 +283,13 @@ class _Reader:
 
     def _paragraph(self, para: _Record, blocks: list[Block]) -> None:
         text = next((r for r in para.children if r.tag == TAG_PARA_TEXT), None)
-        controls = iter([r for r in para.children if r.tag == TAG_CTRL_HEADER])
+        own_controls = [r for r in para.children if r.tag == TAG_CTRL_HEADER]
+        for control in own_controls:  # before the text: the section's first paragraph may be numbered
+            if _ctrl_id(control) == b"secd" and len(control.data) >= 20:
+                outline = struct.unpack_from("<H", control.data, 18)[0]  # after attributes, gaps, tab width
+                if outline:
+                    self.outline_numbering = str(outline)
+        controls = iter(own_controls)
         pieces: list[str] = []
         anchored: list[Block] = []
         first = True
@@ -241,9 +327,15 @@ class _Reader:
         shape = self.shapes[shape_id] if 0 <= shape_id < len(self.shapes) else None
         if not first or shape is None or shape.kind == 0:
             return Block("paragraph", text)
+        if shape.kind == 3:
+            return Block("list_item", f"{bullet_label(self.bullets.get(str(shape.ref), ''))} {text}",
+                         level=shape.level)
+        numbering = self.outline_numbering if shape.kind == 1 else str(shape.ref)
+        label = self.numbering.label(numbering, shape.level)
+        shown = f"{label} {text}" if label else text
         if shape.kind == 1:
-            return Block("heading", text, level=shape.level + 1)
-        return Block("list_item", text, level=shape.level)
+            return Block("heading", shown, level=shape.level + 1)
+        return Block("list_item", shown, level=shape.level)
 
     def _control(self, control: _Record, anchored: list[Block]) -> None:
         kind = _ctrl_id(control)
@@ -317,13 +409,13 @@ def parse_hwp(path: Path) -> Document:
                 budget[0] -= len(out)
                 return out
 
-            shapes = read_shapes(read_records(stream("DocInfo"))) if ole.exists("DocInfo") else []
+            info = read_docinfo(read_records(stream("DocInfo"))) if ole.exists("DocInfo") else _DocInfo()
             sections = sorted((entry for entry in ole.listdir() if len(entry) == 2 and entry[0] == "BodyText"
                                and entry[1].startswith("Section") and entry[1][7:].isdigit()),
                               key=lambda entry: int(entry[1][7:]))
             if not sections:
                 raise CorruptFile("no BodyText/Section streams: not a readable HWP document")
-            reader = _Reader(shapes)
+            reader = _Reader(info)
             body: list[Block] = []
             for entry in sections:
                 reader.read(read_records(stream("/".join(entry))), body)

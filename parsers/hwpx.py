@@ -10,7 +10,8 @@ versions (``…/hwpml/2011/paragraph``, ``…/2016/HwpMl``) and the names did no
   fixed-width spaces kept). A paragraph whose shape declares an outline heading (``hh:heading
   type="OUTLINE"``) is a heading at that level + 1; numbered and bulleted paragraphs are list items.
   The label Hangul draws (``1.``, ``가.``, ``①``, ``□``) is not in the text, so it is rendered from
-  ``header.xml``'s numbering and put in front, as the DOCX parser does: the section grammar needs it.
+  ``header.xml``'s numbering (:class:`parsers.text.HangulNumbering`, shared with the HWP parser) and
+  put in front, as the DOCX parser does: the section grammar needs it.
 - Tables (``hp:tbl``) are placed on their grid by ``hp:cellAddr`` and ``hp:cellSpan``; cells marked
   ``header="1"`` in the leading rows are the header rows, otherwise they are detected
   (:func:`parsers.tables.make_table`). A table inside a cell is read into that cell's text. A table
@@ -38,16 +39,12 @@ from parsers.containers import check_ooxml, prolog_problem
 from parsers.errors import CorruptFile, EncryptedFile
 from parsers.model import Block, Document, Properties
 from parsers.tables import Span, make_table, normalize_cell
-from parsers.text import CIRCLED_DIGITS, GANADA, HANGUL_JAMO, normalize_line, normalize_text, roman_numeral
+from parsers.text import HangulNumbering, bullet_label, normalize_line, normalize_text
 
 _SECTION = re.compile(r"(?:^|/)section(\d+)\.xml$", re.IGNORECASE)
 #: Run items whose text is not the document's (section/column settings, fields' instructions).
 _SKIPPED = {"secPr", "colPr", "linesegarray", "fieldBegin", "fieldEnd", "bookmark", "pageNum",
             "pageNumCtrl", "pageHiding", "newNum", "autoNum", "indexmark", "hiddenComment"}
-_KOREAN_DIGITS = "일이삼사오육칠팔구십"
-_IDEOGRAPHS = "一二三四五六七八九十"
-_CIRCLED_GANADA = "㉮㉯㉰㉱㉲㉳㉴㉵㉶㉷㉸㉹㉺㉻"
-_CIRCLED_JAMO = "㉠㉡㉢㉣㉤㉥㉦㉧㉨㉩㉪㉫㉬㉭"
 
 
 def _local(element: Any) -> str:
@@ -85,9 +82,8 @@ class _Head:
     """What ``header.xml`` says about paragraphs: their shapes, numbering formats and bullets."""
 
     shapes: dict[str, _ParaShape] = field(default_factory=dict)
-    numberings: dict[str, dict[int, tuple[int, str, str]]] = field(default_factory=dict)  # level -> start, fmt, text
+    numbering: HangulNumbering = field(default_factory=lambda: HangulNumbering({}))
     bullets: dict[str, str] = field(default_factory=dict)
-    counters: dict[str, list[int]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, root: Any | None) -> _Head:
@@ -108,58 +104,17 @@ class _Head:
                     levels[_int(para_head.get("level"), 1)] = (
                         _int(para_head.get("start"), 1), (para_head.get("numFormat") or "DIGIT").upper(),
                         para_head.text or "")
-                head.numberings[element.get("id")] = levels
+                head.numbering.numberings[element.get("id")] = levels
             elif name == "bullet" and element.get("id") is not None:
                 head.bullets[element.get("id")] = element.get("char") or ""
         return head
 
     def label(self, numbering: str, level: int) -> str | None:
         """The number Hangul draws before a paragraph at 0-based ``level`` of ``numbering``."""
-        levels = self.numberings.get(numbering)
-        if not levels or level + 1 not in levels:
-            return None
-        counters = self.counters.setdefault(numbering, [0] * 11)
-        if level + 1 >= len(counters):
-            return None
-        start = levels[level + 1][0]
-        counters[level + 1] = max(counters[level + 1] + 1, start)
-        for deeper in range(level + 2, len(counters)):
-            counters[deeper] = 0
-
-        def value(match: re.Match[str]) -> str:
-            n = int(match.group(1))
-            fmt = levels[n][1] if n in levels else "DIGIT"
-            count = counters[n] if 0 < n < len(counters) and counters[n] else (levels[n][0] if n in levels else 1)
-            return _format_number(count, fmt)
-
-        text = re.sub(r"\^(10|[1-9])", value, levels[level + 1][2]).strip()
-        return text or None
+        return self.numbering.label(numbering, level)
 
     def bullet(self, ref: str) -> str:
-        char = self.bullets.get(ref, "").strip()
-        if not char or any("\ue000" <= ch <= "\uf8ff" or ch >= "\U000f0000" for ch in char):
-            return "•"  # a symbol-font glyph in the private use area
-        return char
-
-
-def _format_number(n: int, fmt: str) -> str:
-    def pick(alphabet: str) -> str:
-        return alphabet[(n - 1) % len(alphabet)]
-
-    if fmt in ("ROMAN_CAPITAL", "ROMAN_SMALL"):
-        roman = roman_numeral(n)
-        return roman if fmt == "ROMAN_CAPITAL" else roman.lower()
-    if fmt in ("LATIN_CAPITAL", "LATIN_SMALL"):
-        letter = chr(ord("A") + (n - 1) % 26)
-        return letter if fmt == "LATIN_CAPITAL" else letter.lower()
-    if fmt == "CIRCLED_DIGIT":
-        return CIRCLED_DIGITS[n - 1] if 1 <= n <= len(CIRCLED_DIGITS) else f"({n})"
-    table = {"HANGUL_SYLLABLE": GANADA, "HANGUL_JAMO": HANGUL_JAMO, "CIRCLED_HANGUL_SYLLABLE": _CIRCLED_GANADA,
-             "CIRCLED_HANGUL_JAMO": _CIRCLED_JAMO, "HANGUL_PHONETIC": _KOREAN_DIGITS,
-             "IDEOGRAPH": _IDEOGRAPHS, "CIRCLED_IDEOGRAPH": _IDEOGRAPHS}
-    if fmt in table and n >= 1:
-        return pick(table[fmt])
-    return str(n)
+        return bullet_label(self.bullets.get(ref, ""))
 
 
 # ------------------------------------------------------------------------------------- the body

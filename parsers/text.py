@@ -245,3 +245,78 @@ def roman_numeral(n: int) -> str:
         count, n = divmod(n, value)
         out.append(numeral * count)
     return "".join(out)
+
+
+# -- Hangul's paragraph numbering (HWP 5 and HWPX share the model) ------------------------------------
+
+_KOREAN_DIGITS = "일이삼사오육칠팔구십"
+_IDEOGRAPHS = "一二三四五六七八九十"
+_CIRCLED_GANADA = "㉮㉯㉰㉱㉲㉳㉴㉵㉶㉷㉸㉹㉺㉻"
+_CIRCLED_JAMO = "㉠㉡㉢㉣㉤㉥㉦㉧㉨㉩㉪㉫㉬㉭"
+_HEAVENLY_STEMS = "갑을병정무기경신임계"
+_HEAVENLY_STEMS_HANJA = "甲乙丙丁戊己庚辛壬癸"
+_CYCLES = {"HANGUL_SYLLABLE": GANADA, "HANGUL_JAMO": HANGUL_JAMO, "CIRCLED_HANGUL_SYLLABLE": _CIRCLED_GANADA,
+           "CIRCLED_HANGUL_JAMO": _CIRCLED_JAMO, "HANGUL_PHONETIC": _KOREAN_DIGITS, "IDEOGRAPH": _IDEOGRAPHS,
+           "CIRCLED_IDEOGRAPH": _IDEOGRAPHS, "DECAGON_CIRCLE": _HEAVENLY_STEMS,
+           "DECAGON_CIRCLE_HANJA": _HEAVENLY_STEMS_HANJA}
+
+
+def format_hangul_number(n: int, fmt: str) -> str:
+    """``n`` in one of OWPML's number formats (``DIGIT``, ``HANGUL_SYLLABLE``, ``ROMAN_CAPITAL``…)."""
+    if fmt in ("ROMAN_CAPITAL", "ROMAN_SMALL"):
+        roman = roman_numeral(n)
+        return roman if fmt == "ROMAN_CAPITAL" else roman.lower()
+    if fmt in ("LATIN_CAPITAL", "LATIN_SMALL", "CIRCLED_LATIN_CAPITAL", "CIRCLED_LATIN_SMALL"):
+        first = {"LATIN_CAPITAL": "A", "LATIN_SMALL": "a", "CIRCLED_LATIN_CAPITAL": "Ⓐ",
+                 "CIRCLED_LATIN_SMALL": "ⓐ"}[fmt]
+        return chr(ord(first) + (n - 1) % 26)
+    if fmt == "CIRCLED_DIGIT":
+        return CIRCLED_DIGITS[n - 1] if 1 <= n <= len(CIRCLED_DIGITS) else f"({n})"
+    if fmt in _CYCLES and n >= 1:
+        return _CYCLES[fmt][(n - 1) % len(_CYCLES[fmt])]
+    return str(n)
+
+
+#: One numbering definition: 1-based level -> (start number, number format, label template such as
+#: ``^1.`` or ``(^2)``, where ``^N`` stands for level N's number).
+NumberingLevels = dict[int, tuple[int, str, str]]
+
+
+class HangulNumbering:
+    """The labels Hangul draws before outline and numbered paragraphs, which the file does not hold
+    as text: each numbering definition keeps a counter per level, a paragraph at a level advances
+    that level's counter and resets the deeper ones. The section grammar needs the label
+    (``1.``, ``가.``), so the HWP and HWPX parsers put it in front of the paragraph's text."""
+
+    def __init__(self, numberings: dict[str, NumberingLevels]) -> None:
+        self.numberings = numberings
+        self.counters: dict[str, list[int]] = {}
+
+    def label(self, numbering: str, level: int) -> str | None:
+        """The label of the next paragraph at 0-based ``level`` of ``numbering`` (None if undefined)."""
+        levels = self.numberings.get(numbering)
+        if not levels or level + 1 not in levels:
+            return None
+        counters = self.counters.setdefault(numbering, [0] * 11)
+        if level + 1 >= len(counters):
+            return None
+        counters[level + 1] = max(counters[level + 1] + 1, levels[level + 1][0])
+        for deeper in range(level + 2, len(counters)):
+            counters[deeper] = 0
+
+        def value(match: re.Match[str]) -> str:
+            n = int(match.group(1))
+            fmt = levels[n][1] if n in levels else "DIGIT"
+            count = counters[n] if 0 < n < len(counters) and counters[n] else (levels[n][0] if n in levels else 1)
+            return format_hangul_number(count, fmt)
+
+        text = re.sub(r"\^(10|[1-9])", value, levels[level + 1][2]).strip()
+        return text or None
+
+
+def bullet_label(char: str) -> str:
+    """A bullet character as text: a symbol-font glyph (private use area) becomes ``•``."""
+    char = char.strip()
+    if not char or any("\ue000" <= ch <= "\uf8ff" or ch >= "\U000f0000" for ch in char):
+        return "•"
+    return char
