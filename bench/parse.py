@@ -38,6 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))  # the file writers live in tests/fixtures/files.py
+sys.path.insert(0, str(REPO / "bench" / "hangul"))  # the bare HWP record walk: records.py
 
 
 # ------------------------------------------------------------------------------------------- inputs
@@ -212,30 +213,13 @@ def lxml_hwpx_text(path: Path) -> int:
 
 
 def olefile_hwp_text(path: Path) -> int:
-    import struct
-    import zlib
-
-    import olefile
+    from records import PARA_TEXT, hwp_body_records
 
     paragraphs = 0
     for one in _files(path):
-        with olefile.OleFileIO(str(one)) as ole:
-            compressed = struct.unpack_from("<I", ole.openstream("FileHeader").read(40), 36)[0] & 1
-            for entry in ole.listdir():
-                if entry[0] != "BodyText":
-                    continue
-                data = ole.openstream(entry).read()
-                data = zlib.decompress(data, -15) if compressed else data
-                pos = 0
-                while pos < len(data):
-                    header = struct.unpack_from("<I", data, pos)[0]
-                    size, pos = header >> 20, pos + 4
-                    if size == 0xFFF:
-                        size, pos = struct.unpack_from("<I", data, pos)[0], pos + 4
-                    if header & 0x3FF == 67:  # PARA_TEXT
-                        text = data[pos:pos + size].decode("utf-16-le", "replace")
-                        paragraphs += any(ch >= " " for ch in text)
-                    pos += size
+        for tag, _, data in hwp_body_records(one):
+            if tag == PARA_TEXT:
+                paragraphs += any(ch >= " " for ch in data.decode("utf-16-le", "replace"))
     return paragraphs
 
 

@@ -30,7 +30,6 @@ import io
 import json
 import re
 import signal
-import struct
 import sys
 import time
 import zipfile
@@ -44,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 from check import LABEL, hwp_reference, hwpx_reference, squeeze  # noqa: E402
+from records import CTRL_HEADER, hwp_body_records  # noqa: E402
 
 #: What a reader gives for one file: its text, and its tables (None when it has no table API).
 Result = tuple[str, int | None]
@@ -164,27 +164,10 @@ def table_count(path: Path) -> int:
                     count += sum(not any(etree.QName(up).localname == "tc" for up in table.iterancestors())
                                  for table in root.iter("{*}tbl"))
         return count
-    import zlib
-
-    import olefile
-
     count = 0
-    with olefile.OleFileIO(str(path)) as ole:
-        compressed = struct.unpack_from("<I", ole.openstream("FileHeader").read(40), 36)[0] & 1
-        for entry in ole.listdir():
-            if entry[0] != "BodyText":
-                continue
-            data = ole.openstream(entry).read()
-            data = zlib.decompress(data, -15) if compressed else data
-            pos = 0
-            while pos < len(data):
-                header = struct.unpack_from("<I", data, pos)[0]
-                size, pos = header >> 20, pos + 4
-                if size == 0xFFF:
-                    size, pos = struct.unpack_from("<I", data, pos)[0], pos + 4
-                # the CTRL_HEADER of a table anchored in a body paragraph (level 1; deeper: in a cell)
-                count += header & 0x3FF == 71 and (header >> 10) & 0x3FF == 1 and data[pos:pos + 4] == b" lbt"
-                pos += size
+    for tag, level, data in hwp_body_records(path):
+        # the CTRL_HEADER of a table anchored in a body paragraph (level 1; deeper: in a cell)
+        count += tag == CTRL_HEADER and level == 1 and data[:4] == b" lbt"
     return count
 
 
