@@ -1,13 +1,16 @@
-"""PDF: text with pypdfium2 in reading order, tables with pdfplumber, repeated page furniture marked.
+"""PDF: text with pypdfium2 in reading order, ruled tables from pdfium's drawing, furniture marked.
 
-Why two libraries (numbers from ``bench/parse.py`` on this machine): pdfplumber's page parse
-(pdfminer) costs about 100 ms for a page of plain text, whichever of ``extract_text``,
+Why pdfium for everything it reads (numbers from ``bench/parse.py`` on this machine): pdfplumber's
+page parse (pdfminer) costs about 100 ms for a page of plain text, whichever of ``extract_text``,
 ``find_tables`` or ``chars`` is asked for first, while pypdfium2 extracts the same page in about
 1 ms. pdfium also keeps content order, which reads multi-column pages column by column (pdfminer's
 line clustering interleaves the columns) and keeps word spaces that pdfminer drops in tightly set
-text. So every page's text comes from pdfium, and pdfplumber only looks for tables, and only on
-pages whose vector graphics could draw a ruled table (its line-based table finder needs horizontal
-and vertical rules; see :func:`_may_have_table`). Text inside a table's box is left to the table.
+text. So every page's text comes from pdfium. Tables are looked for only on pages whose vector
+graphics could draw a ruled table (:func:`_may_have_table`): their ruling edges are read from
+pdfium's path objects (:func:`_ruling_edges`) and pdfplumber's table finder — its algorithm only,
+pdfminer never parses the page — cuts them into cells: the same grid ``page.find_tables()`` finds
+(checked on real PDFs by a test), 20x faster on real notices whose every page draws boxes. Text
+inside a table's box is left to the table.
 
 Blocks per page: paragraphs (consecutive lines in content order, split where the vertical gap is
 larger than 0.9 x the line height, where the text moves up or sideways as into the next column)
@@ -19,15 +22,14 @@ comparing) become ``furniture`` blocks: set aside with their pages, not deleted.
 
 Failure kinds: a user password -> ``encrypted``; an owner password only (copy/print restrictions)
 opens and is parsed; a file pdfium cannot open (truncated, not a PDF inside) -> ``corrupt``; a page
-that fails is skipped with a warning. pdfium is tolerant of broken cross-reference tables (it
-rebuilds them), pdfplumber is not; when only pdfplumber fails, the text is kept and the warning
-says tables were not looked for.
+that fails is skipped with a warning; a page whose drawing the table finder cannot handle keeps its
+text, and the warning says tables were not looked for there.
 
-Stalls: both libraries run native/pure-Python code without a time check; a pathological page can
-take arbitrarily long. The per-file time limit lives in the flow's process pool
+Stalls: pdfium and the table finder run native/pure-Python code without a time check; a
+pathological page can take arbitrarily long. The per-file time limit lives in the flow's process pool
 (``flows/ingest.py``, ``Cutter``), which kills the worker; tests that need a timeout should run
 ``parse`` through that pool or a subprocess, not expect ``parse`` itself to return. No image is
-ever decoded (neither library renders here), so oversized images cost nothing. pdfium is not
+ever decoded (nothing renders here), so oversized images cost nothing. pdfium is not
 thread-safe: parse PDFs in processes (as the flow does), not in threads of one process.
 """
 
@@ -113,8 +115,7 @@ def parse_pdf(path: Path) -> Document:
         if count > MAX_PAGES:
             raise TooLarge(f"{count:,} pages (limit {MAX_PAGES:,})")
         metadata = pdf.get_metadata_dict()
-        tables = _TableFinder(path)
-        stack.callback(tables.close)
+        tables = _TableFinder()
         pages: list[_Page] = []
         warnings: list[str] = []
         for index in range(count):
@@ -354,69 +355,163 @@ def _may_have_table(page: Any) -> bool:
 
 
 class _TableFinder:
-    """pdfplumber, opened on first need and only for the pages that may hold a ruled table."""
+    """Ruled tables, found on the pages that may hold one: the grid from the page's vector paths as
+    pdfium reads them (:func:`_ruling_edges`), cut into cells by pdfplumber's table finder, each
+    cell's text from pdfium (the same text engine as the rest of the page, which keeps word spaces
+    pdfminer drops)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self) -> None:
         self.warnings: list[str] = []
-        self._pdf: Any = None
-        self._failed = False
 
     def find(self, index: int, textpage: Any, transform: _Transform) -> list[_FoundTable]:
-        """Tables on one page: the grid from pdfplumber, each cell's text from pdfium (the same
-        text engine as the rest of the page, which keeps word spaces pdfminer drops)."""
-        pdf = self._open()
-        if pdf is None:
-            return []
-        try:
-            page = pdf.pages[index]
-        except IndexError:
-            return []
-        try:
-            found = page.find_tables()
-            # pdfplumber's coordinates start at the MediaBox corner; pdfium's display space at the
-            # CropBox corner.
-            dx, dy = float(page.cropbox[0] - page.mediabox[0]), float(page.cropbox[1] - page.mediabox[1])
+        from pdfplumber.table import TableFinder
 
-            def shift(box: Sequence[float]) -> tuple[float, float, float, float]:
-                return float(box[0]) - dx, float(box[1]) - dy, float(box[2]) - dx, float(box[3]) - dy
-
+        try:
+            page = textpage.page
+            width, height = page.get_size()
+            found = TableFinder(_EdgePage(_ruling_edges(page, transform), (0.0, 0.0, width, height))).tables
             glyphs = _Glyphs.of(textpage, transform) if found else None
 
             def cell_text(box: Sequence[float] | None) -> str | None:
-                return None if box is None or glyphs is None else glyphs.read(shift(box))
+                return None if box is None or glyphs is None else glyphs.read(tuple(box))
 
             tables = []
             for candidate in found:
                 rows = [[cell_text(box) for box in row.cells] for row in candidate.rows]
-                read = (lambda box: glyphs.read(shift(box))) if glyphs is not None else None
+                read = (lambda box: glyphs.read(tuple(box))) if glyphs is not None else None
                 table = _table_from_grid(rows, candidate.rows, read) if _is_real_table(rows) else None
                 if table is not None:
-                    tables.append(_FoundTable(shift(candidate.bbox), table))
+                    tables.append(_FoundTable(tuple(candidate.bbox), table))
             return tables
-        except Exception as exc:  # pdfminer raises many types on odd content; tables are optional
+        except Exception as exc:  # odd drawings must not lose the page's text: tables are optional
             self.warnings.append(f"page {index + 1}: tables not detected ({type(exc).__name__}: {exc})")
             return []
-        finally:
-            page.close()
 
-    def _open(self) -> Any:
-        if self._pdf is None and not self._failed:
-            import pdfplumber
 
-            try:
-                self._pdf = pdfplumber.open(str(self.path))
-                _ = self._pdf.pages
-            except Exception as exc:  # pdfminer is stricter than pdfium about damaged files
-                self._failed = True
-                self._pdf = None
-                self.warnings.append(f"tables not detected: pdfplumber could not read the file "
-                                     f"({type(exc).__name__}: {exc}); text comes from pdfium")
-        return self._pdf
+@dataclass(frozen=True)
+class _EdgePage:
+    """What pdfplumber's :class:`~pdfplumber.table.TableFinder` reads of a page with its default
+    (``lines``) strategies: the ruling edges and the page box."""
 
-    def close(self) -> None:
-        if self._pdf is not None:
-            self._pdf.close()
+    edges: list[dict]
+    bbox: tuple[float, float, float, float]
+
+
+_IDENTITY = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+
+
+def _ruling_edges(page: Any, transform: _Transform, max_depth: int = 8) -> list[dict]:
+    """The page's painted vector paths as the edges pdfplumber's table finder takes, in display
+    space, made the way pdfplumber makes them from pdfminer's objects (so the grid is the one
+    ``page.find_tables()`` finds, without pdfminer interpreting the page — 20x faster on real
+    pages): each subpath is a line (two points: one edge, ``h`` if level, else ``v``), an
+    axis-aligned rectangle (four edges) or a curve (an edge between each pair of consecutive points,
+    Bézier end points only; ``h``/``v`` if level/plumb, else none). Lines first, then rectangles,
+    then curves, each in content order, as pdfplumber lists them. Paths inside form XObjects count,
+    with the form's matrix; paths painted neither filled nor stroked do not."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    lines: list[dict] = []
+    rects: list[dict] = []
+    curves: list[dict] = []
+    fill, stroke = ctypes.c_int(), ctypes.c_int()
+    x, y = ctypes.c_float(), ctypes.c_float()
+
+    # page space -> display space as a PDF matrix, composed once with each path's own matrix
+    to_display = (transform.a, transform.c, transform.b, transform.d, transform.e, transform.f)
+
+    def subpaths(obj: Any, matrix: tuple[float, ...]) -> list[tuple[str, list[tuple[float, float]]]]:
+        a, b, c, d, e, f = matrix
+        found: list[tuple[list[str], list[tuple[float, float]]]] = []
+        current: tuple[list[str], list[tuple[float, float]]] | None = None
+        bezier = 0
+        for i in range(pdfium_c.FPDFPath_CountSegments(obj)):
+            segment = pdfium_c.FPDFPath_GetPathSegment(obj, i)
+            kind = pdfium_c.FPDFPathSegment_GetType(segment)
+            pdfium_c.FPDFPathSegment_GetPoint(segment, x, y)
+            point = (a * x.value + c * y.value + e, b * x.value + d * y.value + f)
+            if kind == pdfium_c.FPDF_SEGMENT_MOVETO:
+                current, bezier = (["m"], [point]), 0
+                found.append(current)
+            elif current is None:
+                continue
+            elif kind == pdfium_c.FPDF_SEGMENT_BEZIERTO:
+                bezier += 1
+                if bezier % 3:  # pdfium gives both control points as segments; pdfminer keeps the end
+                    continue
+                current[0].append("c")
+                current[1].append(point)
+            else:
+                current[0].append("l")
+                current[1].append(point)
+            if pdfium_c.FPDFPathSegment_GetClose(segment) and current is not None:
+                current[0].append("h")  # a closed subpath returns to its start
+                current[1].append(current[1][0])
+        return [("".join(ops), points) for ops, points in found]
+
+    def add(shape: str, points: list[tuple[float, float]]) -> None:
+        if len(shape) > 3 and shape.endswith("lh") and points[-2] == points[0]:  # a redundant last line
+            shape, points = shape[:-2] + "h", points[:-2] + points[-1:]
+        if shape in ("ml", "mlh"):
+            (x0, t0), (x1, t1) = points[0], points[1]
+            top, bottom = min(t0, t1), max(t0, t1)
+            lines.append(_edge(min(x0, x1), max(x0, x1), top, bottom, "h" if top == bottom else "v", "line"))
+            return
+        if shape in ("mlllh", "mllll"):
+            (x0, y0), (x1, y1), (x2, y2), (x3, y3), _ = points
+            if points[0] == points[4] and ((x0 == x1 and y1 == y2 and x2 == x3 and y3 == y0)
+                                           or (y0 == y1 and x1 == x2 and y2 == y3 and x3 == x0)):
+                left, right, top, bottom = min(x0, x2), max(x0, x2), min(y0, y2), max(y0, y2)
+                rects.extend([_edge(left, right, top, top, "h", "rect_edge"),
+                              _edge(left, right, bottom, bottom, "h", "rect_edge"),
+                              _edge(left, left, top, bottom, "v", "rect_edge"),
+                              _edge(right, right, top, bottom, "v", "rect_edge")])
+                return
+        for (x0, t0), (x1, t1) in itertools.pairwise(points):
+            orientation = "v" if x0 == x1 else ("h" if t0 == t1 else None)
+            curves.append(_edge(min(x0, x1), max(x0, x1), min(t0, t1), max(t0, t1), orientation, "curve_edge"))
+
+    def walk(container: Any, in_form: bool, matrix: tuple[float, ...], depth: int) -> None:
+        count = (pdfium_c.FPDFFormObj_CountObjects if in_form else pdfium_c.FPDFPage_CountObjects)(container)
+        get = pdfium_c.FPDFFormObj_GetObject if in_form else pdfium_c.FPDFPage_GetObject
+        for i in range(max(count, 0)):
+            obj = get(container, i)
+            kind = pdfium_c.FPDFPageObj_GetType(obj)
+            if kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < max_depth:
+                walk(obj, True, _compose(_matrix(obj), matrix), depth + 1)
+            elif kind == pdfium_c.FPDF_PAGEOBJ_PATH:
+                if not pdfium_c.FPDFPath_GetDrawMode(obj, fill, stroke) or (fill.value == 0 and not stroke.value):
+                    continue
+                for shape, points in subpaths(obj, _compose(_compose(_matrix(obj), matrix), to_display)):
+                    add(shape, points)
+
+    walk(page.raw, False, _IDENTITY, 0)
+    return lines + rects + curves
+
+
+def _edge(x0: float, x1: float, top: float, bottom: float, orientation: str | None, kind: str) -> dict:
+    return {"object_type": kind, "x0": x0, "x1": x1, "top": top, "bottom": bottom,
+            "width": x1 - x0, "height": bottom - top, "orientation": orientation}
+
+
+def _matrix(obj: Any) -> tuple[float, ...]:
+    """A page object's matrix (its space -> its container's space)."""
+    import pypdfium2.raw as pdfium_c
+
+    m = pdfium_c.FS_MATRIX()
+    if not pdfium_c.FPDFPageObj_GetMatrix(obj, m):
+        return _IDENTITY
+    return (m.a, m.b, m.c, m.d, m.e, m.f)
+
+
+def _compose(inner: tuple[float, ...], outer: tuple[float, ...]) -> tuple[float, ...]:
+    """The matrix applying ``inner`` then ``outer`` (PDF row-vector convention)."""
+    a, b, c, d, e, f = inner
+    oa, ob, oc, od, oe, of = outer
+    return (a * oa + b * oc, a * ob + b * od, c * oa + d * oc, c * ob + d * od,
+            e * oa + f * oc + oe, e * ob + f * od + of)
 
 
 @dataclass(frozen=True)
