@@ -1,21 +1,26 @@
 """Parser throughput and peak memory: seams' parsers against the plain libraries, in one run.
 
-    python bench/parse.py            # writes its inputs to a temp dir, prints a table (~1 minute)
+    python bench/parse.py            # writes its inputs to a temp dir, prints a table (~1 minute
+                                     # for the generated inputs, several more for the real PDFs)
 
 Inputs (generated, Korean + English, deterministic): a 50-page A4 report whose every tenth page
 carries a ruled table, and the same report written as HWPX; a 50,000-cell workbook (5,000 rows x
 10 columns); a 50-slide deck with bullets, notes and a table on every fifth slide. Real Hangul
 files: the readable (not encrypted) HWP and HWPX files of ``bench/hangul/manifest.json``, written
 out of the fetched repository snapshots when those are on this machine (skipped with a message
-otherwise); each format's files are parsed one after the other in one measurement.
+otherwise); each format's files are parsed one after the other in one measurement. Real documents
+of other formats: the development set's PDFs (Korean regulations, notices and briefs, English
+reports: ``pdf-real``) and workbooks (``xlsx-real``) from ``bench/devset/manifest.json``, the
+same way; those folders are measured once, without a warm-up run.
 
 Each measurement runs in a forked child so that its peak memory is its own: "peak MB" is the
 child's peak resident set size above what it started with (the libraries are imported before
-forking). Rates are units per second of wall time for one parse of the file.
+forking). Rates are units per second of wall time for one parse of the file; "seams ×" compares wall
+times on the same input.
 
 Competitors: for PDF, pdfplumber's ``extract_text`` on every page and pypdfium2's
 ``get_text_range`` on every page (text only, no structure), plus pdfplumber's line-and-table pass
-on every page, which is what seams did before routing text to pdfium; for XLSX, openpyxl's
+on every page (pdfminer parsing each page; seams finds the same grids from pdfium's paths); for XLSX, openpyxl's
 read-only ``iter_rows(values_only=True)``; for PPTX, python-pptx walking every shape's text; for
 HWPX, lxml parsing every section part and joining every paragraph's ``hp:t`` text; for HWP, olefile
 opening the container, zlib inflating every ``BodyText`` section and walking its records to decode
@@ -78,34 +83,49 @@ def write_inputs(folder: Path) -> dict[str, Path]:
                                                      "리스크 Risks", (1, "부품 단가 상승")],
                             table=table, notes=f"발표자 메모 {n}: 강조할 점."))
     pptx = make_pptx(folder / "deck.pptx", slides)
-    return {"pdf": pdf, "hwpx-gen": hwpx, "xlsx": xlsx, "pptx": pptx, **hangul_inputs(folder)}
+    return {"pdf": pdf, "hwpx-gen": hwpx, "xlsx": xlsx, "pptx": pptx, **hangul_inputs(folder),
+            **devset_inputs(folder)}
 
 
-def hangul_inputs(folder: Path) -> dict[str, Path]:
-    """Folders of the real readable HWP and HWPX files, for the formats whose files could be written."""
+def real_inputs(folder: Path, manifest: Path, store: Path, formats: dict[str, str],
+                skip_kinds: tuple[str, ...] = ()) -> dict[str, Path]:
+    """Folders of real public files pinned by ``manifest`` (materialised into ``store`` from the
+    repository snapshots on this machine), one per input name: ``formats`` maps the input name to
+    the file extension it takes. An input none of whose files could be written is skipped, saying so."""
     import json
 
     sys.path.insert(0, str(REPO / "bench" / "devset"))
     from materialise import DEFAULT_MIRROR, file_matches, load_manifest, materialise
 
-    manifest = REPO / "bench" / "hangul" / "manifest.json"
-    readable = {raw["name"] for raw in json.loads(manifest.read_text(encoding="utf-8")) if raw["kind"] != "encrypted"}
-    entries = [entry for entry in load_manifest(manifest) if entry.name in readable]
-    store = REPO / ".seams" / "hangul" / "files"
+    wanted = {raw["name"] for raw in json.loads(manifest.read_text(encoding="utf-8"))
+              if raw.get("kind") not in skip_kinds}
+    entries = [entry for entry in load_manifest(manifest) if entry.name in wanted]
     if any(not file_matches(store / entry.name, entry.sha256) for entry in entries):
         materialise(entries, store, DEFAULT_MIRROR)  # says which snapshots are missing
     found: dict[str, Path] = {}
-    for fmt in ("hwp", "hwpx"):
-        present = [entry.name for entry in entries if entry.name.endswith(f".{fmt}")
+    for name, ext in formats.items():
+        present = [entry.name for entry in entries if entry.name.lower().endswith(f".{ext}")
                    and file_matches(store / entry.name, entry.sha256)]
         if not present:
-            print(f"no real .{fmt} files (their snapshots are not on this machine): {fmt} rows skipped")
+            print(f"no real .{ext} files for {name} (their snapshots are not on this machine): rows skipped")
             continue
-        found[fmt] = folder / f"real-{fmt}"
-        found[fmt].mkdir()
-        for name in present:
-            (found[fmt] / name).symlink_to(store / name)
+        found[name] = folder / name
+        found[name].mkdir()
+        for file_name in present:
+            (found[name] / file_name).symlink_to(store / file_name)
     return found
+
+
+def hangul_inputs(folder: Path) -> dict[str, Path]:
+    """The real readable HWP and HWPX files of ``bench/hangul/manifest.json``."""
+    return real_inputs(folder, REPO / "bench" / "hangul" / "manifest.json", REPO / ".seams" / "hangul" / "files",
+                       {"hwp": "hwp", "hwpx": "hwpx"}, skip_kinds=("encrypted",))
+
+
+def devset_inputs(folder: Path) -> dict[str, Path]:
+    """The development set's real PDFs and workbooks (``bench/devset/manifest.json``)."""
+    return real_inputs(folder, REPO / "bench" / "devset" / "manifest.json", REPO / ".seams" / "devset" / "files",
+                       {"pdf-real": "pdf", "xlsx-real": "xlsx"})
 
 
 def _files(path: Path) -> list[Path]:
@@ -118,6 +138,8 @@ def _files(path: Path) -> list[Path]:
 def seams_parse(path: Path) -> int:
     from parsers import parse
 
+    if path.is_dir() and path.name not in ("hwp", "hwpx"):  # a folder of real PDFs or workbooks
+        return sum(seams_parse(one) for one in _files(path))
     if path.is_dir() or path.suffix == ".hwpx":  # Hangul inputs: credited with the bare paragraph count
         return sum(len(parse(one).blocks) for one in _files(path))
     doc = parse(path)
@@ -128,6 +150,17 @@ def seams_parse(path: Path) -> int:
     return doc.properties.slides
 
 
+def _each_file(task: Callable[[Path], int]) -> Callable[[Path], int]:
+    """``task`` over every file of a folder input (summed), or over a single file."""
+
+    def run(path: Path) -> int:
+        return sum(task(one) for one in _files(path))
+
+    run.__name__ = task.__name__
+    return run
+
+
+@_each_file
 def pdfplumber_text(path: Path) -> int:
     import pdfplumber
 
@@ -138,6 +171,7 @@ def pdfplumber_text(path: Path) -> int:
         return len(pdf.pages)
 
 
+@_each_file
 def pdfplumber_lines_and_tables(path: Path) -> int:
     import pdfplumber
 
@@ -149,6 +183,7 @@ def pdfplumber_lines_and_tables(path: Path) -> int:
         return len(pdf.pages)
 
 
+@_each_file
 def pypdfium2_text(path: Path) -> int:
     import pypdfium2 as pdfium
 
@@ -164,6 +199,7 @@ def pypdfium2_text(path: Path) -> int:
     return count
 
 
+@_each_file
 def openpyxl_values(path: Path) -> int:
     import openpyxl
 
@@ -248,7 +284,7 @@ def measure(task: Callable[[Path], int], path: Path) -> tuple[int, float, float]
     queue = context.Queue()
     process = context.Process(target=_child, args=(task, path, queue))
     process.start()
-    result = queue.get(timeout=600)
+    result = queue.get(timeout=3600)  # the real PDFs take minutes on a loaded machine
     process.join()
     return result
 
@@ -274,10 +310,14 @@ def main() -> None:
               + ", ".join(f"{p.name} ({sum(f.stat().st_size for f in _files(p)) / 1e6:.1f} MB"
                          + (f" in {len(_files(p))} files)" if p.is_dir() else ")") for p in inputs.values()))
         runs = [
-            ("pdf", "pages", "seams parse (pdfium text + pdfplumber tables)", seams_parse),
+            ("pdf", "pages", "seams parse (pdfium text + ruled tables)", seams_parse),
             ("pdf", "pages", "pypdfium2 get_text_range", pypdfium2_text),
             ("pdf", "pages", "pdfplumber extract_text", pdfplumber_text),
-            ("pdf", "pages", "pdfplumber lines + find_tables (seams before)", pdfplumber_lines_and_tables),
+            ("pdf", "pages", "pdfplumber lines + find_tables", pdfplumber_lines_and_tables),
+            ("pdf-real", "pages", "seams parse (pdfium text + ruled tables)", seams_parse),
+            ("pdf-real", "pages", "pypdfium2 get_text_range", pypdfium2_text),
+            ("pdf-real", "pages", "pdfplumber extract_text", pdfplumber_text),
+            ("pdf-real", "pages", "pdfplumber lines + find_tables", pdfplumber_lines_and_tables),
             ("hwpx-gen", "paragraphs", "seams parse (lxml)", seams_parse),
             ("hwpx-gen", "paragraphs", "lxml hp:t walk", lxml_hwpx_text),
             ("hwpx", "paragraphs", "seams parse (lxml)", seams_parse),
@@ -286,6 +326,8 @@ def main() -> None:
             ("hwp", "paragraphs", "olefile + zlib PARA_TEXT walk", olefile_hwp_text),
             ("xlsx", "cells", "seams parse (lxml stream)", seams_parse),
             ("xlsx", "cells", "openpyxl read-only iter_rows", openpyxl_values),
+            ("xlsx-real", "cells", "seams parse (lxml stream)", seams_parse),
+            ("xlsx-real", "cells", "openpyxl read-only iter_rows", openpyxl_values),
             ("pptx", "slides", "seams parse", seams_parse),
             ("pptx", "slides", "python-pptx text walk", python_pptx_text),
         ]
@@ -293,20 +335,21 @@ def main() -> None:
         for fmt, unit, name, task in runs:
             if fmt not in inputs:
                 continue
-            measure(task, inputs[fmt])  # warm the page cache and lazy imports in the parent's view
+            if not fmt.endswith("-real"):  # the real folders take minutes: measured once
+                measure(task, inputs[fmt])  # warm the page cache and lazy imports in the parent's view
             units, seconds, peak = measure(task, inputs[fmt])
             results.append((fmt, unit, name, units, seconds, peak))
     bare = {fmt: units for fmt, unit, name, units, _, _ in results if unit == "paragraphs" and not name.startswith("seams")}
     results = [(fmt, unit, name, bare.get(fmt, units) if unit == "paragraphs" else units, seconds, peak)
                for fmt, unit, name, units, seconds, peak in results]
-    seams_rate = {fmt: units / seconds for fmt, _, name, units, seconds, _ in results if name.startswith("seams")}
-    header = f"{'input':8} {'parser':48} {'units':>8} {'seconds':>8} {'units/s':>10} {'peak MB':>8} {'seams ×':>8}"
+    seams_seconds = {fmt: seconds for fmt, _, name, _, seconds, _ in results if name.startswith("seams")}
+    header = f"{'input':9} {'parser':48} {'units':>8} {'seconds':>8} {'units/s':>10} {'peak MB':>8} {'seams ×':>8}"
     print(header)
     print("-" * len(header))
     for fmt, unit, name, units, seconds, peak in results:
         rate = units / seconds
-        ratio = seams_rate[fmt] / rate
-        print(f"{fmt:8} {name:48} {units:>6} {_UNIT[unit]} {seconds:8.3f} {rate:10,.0f} {peak:8.1f} {ratio:8.2f}")
+        ratio = seconds / seams_seconds[fmt]  # the same input: how much longer the other took
+        print(f"{fmt:9} {name:48} {units:>6} {_UNIT[unit]} {seconds:8.3f} {rate:10,.0f} {peak:8.1f} {ratio:8.2f}")
     print("\nseams × = how many times faster seams is than that parser (below 1: slower);"
           " units: p = pages, c = cells, s = slides, ¶ = paragraphs")
     print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
