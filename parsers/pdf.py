@@ -220,6 +220,28 @@ class _Transform:
         return min(xs), min(ys), max(xs), max(ys)
 
 
+def _char_box(textpage: Any, transform: _Transform) -> Callable[[int], tuple[float, float, float, float]]:
+    """A character's loose box in display space, by index: ``transform.to_display`` of
+    ``textpage.get_charbox(i, loose=True)``, with one reused rectangle and the arithmetic inline (it
+    runs for every glyph of a page with a table)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    rect = pdfium_c.FS_RECTF()
+    get, raw = pdfium_c.FPDFText_GetLooseCharBox, textpage.raw
+    a, b, c, d, e, f = transform.a, transform.b, transform.c, transform.d, transform.e, transform.f
+
+    def box(index: int) -> tuple[float, float, float, float]:
+        if not get(raw, index, rect):
+            raise pdfium.PdfiumError("Failed to get charbox.")
+        left, bottom, right, top = rect.left, rect.bottom, rect.right, rect.top
+        x0, x1 = a * left + b * bottom + e, a * right + b * top + e
+        y0, y1 = c * left + d * bottom + f, c * right + d * top + f
+        return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
+
+    return box
+
+
 def _text_lines(textpage: Any, transform: _Transform, table_boxes: Sequence[tuple[float, ...]]) -> list[_Line]:
     """The page's text lines in pdfium's (content) order, with display-space boxes."""
     import pypdfium2.raw as pdfium_c
@@ -232,9 +254,7 @@ def _text_lines(textpage: Any, transform: _Transform, table_boxes: Sequence[tupl
         text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i) or 32) for i in range(count))
     text = text.translate(_SOFT_HYPHENS)
 
-    def box(i: int) -> tuple[float, float, float, float]:
-        return transform.to_display(textpage.get_charbox(i, loose=True))
-
+    box = _char_box(textpage, transform)
     lines: list[_Line] = []
     for start, end in _visual_lines(text, box):
         visible = _sample(text, start, end)
@@ -559,8 +579,9 @@ class _Glyphs:
         if len(text) == count:
             text = text.translate(_SOFT_HYPHENS)
             visible = [i for i, char in enumerate(text) if not char.isspace()]
+            box = _char_box(textpage, transform)
             for n, i in enumerate(visible):
-                x0, top, x1, bottom = transform.to_display(textpage.get_charbox(i, loose=True))
+                x0, top, x1, bottom = box(i)
                 between = text[i + 1:visible[n + 1]] if n + 1 < len(visible) else ""
                 after = "\n" if "\n" in between or "\r" in between else (" " if between else "")
                 glyphs.append(_Glyph(text[i], x0, top, x1, bottom, n, after))
