@@ -76,8 +76,9 @@ def main() -> None:
     from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    from flows.ingest import Steps, close_cutters, ingest_once, run_ingest
+    from flows.ingest import Steps, ingest_once, run_ingest
     from flows.settings import Settings
+    from flows.workers import close_cutters
 
     n = args.files
     times: dict[str, list[float]] = {"plain": [], "flow": [], "heartbeats": []}

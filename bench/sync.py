@@ -63,9 +63,10 @@ def main() -> None:
 
     import pyarrow as pa
 
-    from flows.ingest import close_cutters, run_ingest
+    from flows.ingest import run_ingest
     from flows.settings import Settings
     from flows.store import Store, chunk_schema
+    from flows.workers import close_cutters
 
     with tempfile.TemporaryDirectory() as tmp:
         root, db = Path(tmp) / "docs", str(Path(tmp) / "db")

@@ -5,27 +5,24 @@
 
 Task granularity is a batch of files, not a file or a chunk: Prefect adds milliseconds per task,
 and LanceDB wants few large commits. Each file's outcome still appears in the run's artifact table.
-CPU-bound cutting runs in worker processes with a per-file time limit; a file that hangs or kills
-its worker fails alone. Retries are on the store writes only (I/O); a failed file never fails the
-run — the run's final state message says how many files failed.
+CPU-bound cutting runs in worker processes with a per-file time limit (:mod:`flows.workers`); a file
+that hangs or kills its worker fails alone. Retries are on the store writes only (I/O); a failed file
+never fails the run — the run's final state message says how many files failed.
 
 The data path is written once, in :func:`run_ingest`, over a set of :class:`Steps`: the flow passes
-Prefect tasks, ``bench/orchestrate.py`` passes the same functions bare to measure the overhead.
+Prefect tasks, ``bench/orchestrate.py`` passes the same functions bare to measure the overhead. Its
+bookkeeping (batching, the report and progress, which rows replace which) is in the helpers below it.
 """
 
 from __future__ import annotations
 
-import atexit
-import concurrent.futures as cf
 import contextlib
 import hashlib
 import logging
-import multiprocessing
-import os
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from prefect import flow, get_run_logger, task
@@ -35,12 +32,13 @@ from prefect.utilities.annotations import quote
 
 from flows.embedders import embed_cached, get_embedder, text_hash
 from flows.errors import UsageError
-from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, cut_file, die_with, embed_text
+from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embed_text
 from flows.progress import Listeners
 from flows.rows import chunk_rows, manifest_entry
 from flows.settings import Settings
 from flows.store import Store, now
-from flows.sync import plan_sync
+from flows.sync import Plan, plan_sync
+from flows.workers import close_cutters, cut_batch
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +75,12 @@ class IngestReport:
     def count(self, action: str) -> int:
         return sum(1 for f in self.files if f.action == action)
 
+    def count_batch(self, embedded: int, reused_vectors: int, rows_written: int, rows_deleted: int) -> None:
+        self.embedded += embedded
+        self.reused_vectors += reused_vectors
+        self.rows_written += rows_written
+        self.rows_deleted += rows_deleted
+
     @property
     def failed(self) -> int:
         return sum(1 for f in self.files if f.status == "failed")
@@ -98,94 +102,6 @@ class IngestReport:
 #: Called with (FileReport, done, total) as files finish; the CLI sets it to draw its progress.
 ProgressListener = Callable[[FileReport, int, int], None]
 progress = Listeners()
-
-
-# -- cutting in worker processes ----------------------------------------------------------------
-
-def _mp_context():
-    # forkserver/spawn: forking a process that runs Prefect's threads can deadlock the child.
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-
-
-class Cutter:
-    """A process pool that cuts files with a per-file time limit and survives crashed workers."""
-
-    def __init__(self, workers: int, timeout: float) -> None:
-        self.workers = max(1, workers)
-        self.timeout = timeout
-        self._pool: cf.ProcessPoolExecutor | None = None
-
-    def _ensure(self) -> cf.ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=_mp_context(), initializer=die_with,
-                                                initargs=(os.getpid(),))
-        return self._pool
-
-    def _reset(self) -> None:
-        if self._pool is not None:
-            for process in list(getattr(self._pool, "_processes", {}).values()):
-                process.kill()
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-    def cut(self, refs: Sequence[FileRef], config: CutConfig) -> list[Outcome]:
-        outcomes: dict[int, Outcome] = {}
-        pending = list(range(len(refs)))
-        while pending:
-            pool = self._ensure()
-            futures = {index: pool.submit(cut_file, refs[index], config) for index in pending}
-            pending = []
-            for index, future in futures.items():
-                try:
-                    outcomes[index] = future.result(timeout=self.timeout)
-                except cf.TimeoutError:
-                    outcomes[index] = Outcome(refs[index], "", error_kind="timeout",
-                                              error=f"not cut within {self.timeout:g} s (SEAMS_FILE_TIMEOUT_S)")
-                except cf.process.BrokenProcessPool:
-                    outcomes[index] = Outcome(refs[index], "", error_kind="error",
-                                              error="the parser crashed its worker process")
-                else:
-                    continue
-                # The pool is stuck or broken: keep what finished, kill it, redo the rest.
-                for other_index, other in futures.items():
-                    if other_index not in outcomes and other.done() and not other.cancelled() and other.exception() is None:
-                        outcomes[other_index] = other.result()
-                pending = [i for i in futures if i not in outcomes]
-                self._reset()
-                break
-        return [outcomes[i] for i in range(len(refs))]
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-
-_CUTTERS: dict[tuple[int, float], Cutter] = {}
-
-
-def _cutter(workers: int, timeout: float) -> Cutter:
-    """One pool per process, built on first use and kept for the next batches of the run (starting
-    worker processes costs seconds); the flow closes it when the run ends."""
-    key = (workers, timeout)
-    if key not in _CUTTERS:
-        _CUTTERS[key] = Cutter(workers, timeout)
-    return _CUTTERS[key]
-
-
-def close_cutters() -> None:
-    while _CUTTERS:
-        _CUTTERS.popitem()[1].close()
-
-
-atexit.register(close_cutters)
-
-
-def cut_batch(refs: list[FileRef], config: CutConfig, workers: int, timeout: float) -> list[Outcome]:
-    if workers <= 0:  # in-process: no pool, no time limit (used where processes are not allowed)
-        return [cut_file(ref, config) for ref in refs]
-    return _cutter(workers, timeout).cut(refs, config)
 
 
 # -- embedding and writing ----------------------------------------------------------------------
@@ -267,7 +183,121 @@ forget_task = task(forget_files, name="forget-deleted", cache_policy=NO_CACHE, r
 
 # -- the data path ------------------------------------------------------------------------------
 
-def _file_report(outcome: Outcome, known: bool) -> FileReport:
+def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps()) -> IngestReport:
+    """Sync the files under ``paths`` into the knowledge base; only what changed is cut again."""
+    started = time.perf_counter()
+    store = Store(settings.db, settings.kb)
+    store.upgrade()  # a chunks table of an older layout: columns added in place, or re-created
+    manifest, fingerprint = store.manifest(), settings.fingerprint()
+    plan = plan_sync(paths, manifest, fingerprint, settings.allow_mass_delete, settings.retry_failed)
+    report = IngestReport(db=settings.db_location(), kb=settings.kb, refused=plan.refused)
+    tally = _Tally(report, len(plan.to_cut) + len(plan.unchanged), steps.on_batch)
+
+    tally.files_done(_unchanged_report(ref, manifest[ref.path]) for ref in plan.unchanged)
+    report.files += _unlisted_reports(plan, manifest)
+    if touched := _touched_entries(plan.unchanged, manifest):
+        steps.manifest(store, touched)
+    tally.batch_done()
+
+    if plan.to_cut:
+        dim = get_embedder(settings.embedder, settings.embed_threads).dim
+        for outcomes in _cut_batches(plan.to_cut, settings, steps):
+            vectors, fresh, reused = steps.embed(outcomes, settings, store)
+            rows, replaced, entries = _batch_rows(outcomes, manifest, settings, fingerprint, vectors, dim)
+            written, deleted = steps.write(store, rows, replaced, dim, entries)
+            report.count_batch(embedded=fresh, reused_vectors=reused, rows_written=written, rows_deleted=deleted)
+            tally.files_done(_cut_report(outcome, outcome.ref.path in manifest) for outcome in outcomes)
+            tally.batch_done()
+
+    if plan.deleted:
+        report.rows_deleted += steps.forget(store, plan.deleted)
+        report.files += [_deleted_report(manifest[path]) for path in plan.deleted]
+    orphans = store.orphans(store.manifest() if plan.to_cut or plan.deleted else manifest)
+    if orphans:
+        report.rows_deleted += _forget_orphans(store, orphans, steps.forget)
+    store.maintain(len(plan.to_cut) + len(plan.deleted) + len(orphans))  # indexes; compaction when commits piled up
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+# -- the data path's bookkeeping ------------------------------------------------------------------
+
+@dataclass
+class _Tally:
+    """Files done out of ``total``: each file's report goes into the run's report and to the progress
+    listeners as it is made; ``on_batch`` hears the count as each batch ends."""
+
+    report: IngestReport
+    total: int
+    on_batch: Callable[[int, int], None]
+    done: int = 0
+
+    def files_done(self, files: Iterable[FileReport]) -> None:
+        for file in files:
+            self.done += 1
+            self.report.files.append(file)
+            progress.notify(file, self.done, self.total)
+
+    def batch_done(self) -> None:
+        self.on_batch(self.done, self.total)
+
+
+#: Files in the first batch of a run whose batches are sized automatically.
+FIRST_BATCH_FILES = 4
+
+
+def batch_size(configured: int, files: int) -> int:
+    """Files per batch: as configured, or (0, the default) about an eighth of the run, between 16 and
+    256 — each batch costs a few Prefect task runs and LanceDB commits, so small files go in big
+    batches, while a run of a few files still gets progress and pipelining."""
+    if configured > 0:
+        return configured
+    return max(16, min(256, -(-files // 8)))
+
+
+def _cut_batches(refs: list[FileRef], settings: Settings, steps: Steps) -> Iterator[list[Outcome]]:
+    """The files cut batch by batch, in order: by the steps' ``cut_all`` where it submits batches
+    ahead, else one ``cut`` a batch."""
+    config = CutConfig.from_settings(settings)
+    workers = max(settings.workers, 0)  # one pool per worker count, reused across runs
+    size = batch_size(settings.batch_files, len(refs))
+    # A small first batch makes the first files searchable (and safe from an interrupt) early.
+    first = size if settings.batch_files > 0 else min(size, FIRST_BATCH_FILES)
+    batches = [refs[:first]] + [refs[i:i + size] for i in range(first, len(refs), size)]
+    cut_all = steps.cut_all or (lambda bs, *args: (steps.cut(b, *args) for b in bs))
+    return cut_all(batches, config, workers, settings.file_timeout_s)
+
+
+def _batch_rows(outcomes: list[Outcome], manifest: dict[str, dict], settings: Settings, fingerprint: str,
+                vectors: dict[str, list[float]], dim: int) -> tuple[list[dict], list[str], list[dict]]:
+    """A batch's chunk rows, the paths whose rows they replace, and every file's manifest entry."""
+    indexed_at = now()
+    rows: list[dict] = []
+    replaced: list[str] = []
+    for outcome in outcomes:
+        known = outcome.ref.path in manifest
+        if outcome.error_kind and known and outcome.error_kind in KEEP_OLD_CHUNKS:
+            continue  # cannot read it now: its old chunks stay
+        replaced.append(outcome.ref.path)
+        rows.extend(chunk_rows(outcome, settings, vectors, dim, indexed_at))
+    return rows, replaced, [manifest_entry(o, fingerprint, indexed_at) for o in outcomes]
+
+
+def _touched_entries(unchanged: list[FileRef], manifest: dict[str, dict]) -> list[dict]:
+    """The manifest rows of unchanged files whose modification time moved (same content, told by its
+    hash), with the new time and size, so the next run need not hash them again."""
+    return [dict(manifest[r.path], mtime=r.mtime, size=r.size) for r in unchanged
+            if manifest[r.path]["mtime"] != r.mtime]
+
+
+def _forget_orphans(store: Store, orphans: list[str], forget: Callable[[Store, list[str]], int]) -> int:
+    """Remove the chunks of files deleted after a run died before recording them; returns rows deleted."""
+    log.warning("removing the chunks of %d files that are gone and were never recorded (a run was "
+                "interrupted): %s", len(orphans), ", ".join(orphans[:5]))
+    return forget(store, orphans)
+
+
+def _cut_report(outcome: Outcome, known: bool) -> FileReport:
     decision = outcome.decision
     if outcome.error_kind:
         keeps = known and outcome.error_kind in KEEP_OLD_CHUNKS
@@ -288,92 +318,22 @@ def _unchanged_report(ref: FileRef, row: dict) -> FileReport:
                       row["rule"], row["evidence"], row["chunks"], row["tokens"], row["error_kind"], row["error"])
 
 
-#: Files in the first batch of a run whose batches are sized automatically.
-FIRST_BATCH_FILES = 4
+def _unlisted_reports(plan: Plan, manifest: dict[str, dict]) -> list[FileReport]:
+    """The files under folders that could not be listed: an indexed file keeps its chunks; a folder
+    that held no indexed file is reported as one skipped entry, so its files are not silently missing."""
+    kept = [FileReport(row["doc_id"], row["root"], "kept", "failed", row["format"], row["strategy"], row["rule"],
+                       row["evidence"], row["chunks"], row["tokens"], "unreadable",
+                       "its folder could not be listed; the chunks indexed before are kept")
+            for row in (manifest[path] for path in plan.unreachable)]
+    skipped = [FileReport(f"{directory}/" if directory else "./", root, "skipped", "failed",
+                          error_kind="unreadable", error="this folder could not be listed (no "
+                          "permission, or its path is too long): the files in it were not indexed")
+               for root, directory in plan.unlisted]
+    return kept + skipped
 
 
-def batch_size(configured: int, files: int) -> int:
-    """Files per batch: as configured, or (0, the default) about an eighth of the run, between 16 and
-    256 — each batch costs a few Prefect task runs and LanceDB commits, so small files go in big
-    batches, while a run of a few files still gets progress and pipelining."""
-    if configured > 0:
-        return configured
-    return max(16, min(256, -(-files // 8)))
-
-
-def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps()) -> IngestReport:
-    """Sync the files under ``paths`` into the knowledge base; only what changed is cut again."""
-    started = time.perf_counter()
-    store = Store(settings.db, settings.kb)
-    store.upgrade()  # a chunks table of an older layout: columns added in place, or re-created
-    fingerprint = settings.fingerprint()
-    manifest = store.manifest()
-    plan = plan_sync(paths, manifest, fingerprint, settings.allow_mass_delete, settings.retry_failed)
-    report = IngestReport(db=settings.db_location(), kb=settings.kb, refused=plan.refused)
-    total = len(plan.to_cut) + len(plan.unchanged)
-    done = 0
-    for ref in plan.unchanged:
-        done += 1
-        report.files.append(_unchanged_report(ref, manifest[ref.path]))
-        progress.notify(report.files[-1], done, total)
-    for path in plan.unreachable:
-        row = manifest[path]
-        report.files.append(FileReport(row["doc_id"], row["root"], "kept", "failed", row["format"], row["strategy"],
-                                       row["rule"], row["evidence"], row["chunks"], row["tokens"], "unreadable",
-                                       "its folder could not be listed; the chunks indexed before are kept"))
-    for root, directory in plan.unlisted:
-        report.files.append(FileReport(f"{directory}/" if directory else "./", root, "skipped", "failed",
-                                       error_kind="unreadable", error="this folder could not be listed (no "
-                                       "permission, or its path is too long): the files in it were not indexed"))
-    touched = [dict(manifest[r.path], mtime=r.mtime, size=r.size) for r in plan.unchanged
-               if manifest[r.path]["mtime"] != r.mtime]
-    if touched:
-        steps.manifest(store, touched)
-    steps.on_batch(done, total)
-
-    if plan.to_cut:
-        dim = get_embedder(settings.embedder, settings.embed_threads).dim
-        config = CutConfig.from_settings(settings)
-        workers = max(settings.workers, 0)  # one pool per worker count, reused across runs
-        size = batch_size(settings.batch_files, len(plan.to_cut))
-        # A small first batch makes the first files searchable (and safe from an interrupt) early.
-        first = size if settings.batch_files > 0 else min(size, FIRST_BATCH_FILES)
-        batches = [plan.to_cut[:first]] + [plan.to_cut[i:i + size] for i in range(first, len(plan.to_cut), size)]
-        cut_all = steps.cut_all or (lambda bs, *args: (steps.cut(b, *args) for b in bs))
-        for outcomes in cut_all(batches, config, workers, settings.file_timeout_s):
-            vectors, fresh, reused = steps.embed(outcomes, settings, store)
-            report.embedded += fresh
-            report.reused_vectors += reused
-            indexed_at = now()
-            rows: list[dict] = []
-            replace_paths: list[str] = []
-            for outcome in outcomes:
-                known = outcome.ref.path in manifest
-                if outcome.error_kind and known and outcome.error_kind in KEEP_OLD_CHUNKS:
-                    continue  # cannot read it now: its old chunks stay
-                replace_paths.append(outcome.ref.path)
-                rows.extend(chunk_rows(outcome, settings, vectors, dim, indexed_at))
-            entries = [manifest_entry(o, fingerprint, indexed_at) for o in outcomes]
-            written, deleted = steps.write(store, rows, replace_paths, dim, entries)
-            report.rows_written += written
-            report.rows_deleted += deleted
-            for outcome in outcomes:
-                done += 1
-                report.files.append(_file_report(outcome, outcome.ref.path in manifest))
-                progress.notify(report.files[-1], done, total)
-            steps.on_batch(done, total)
-    if plan.deleted:
-        report.rows_deleted += steps.forget(store, plan.deleted)
-        for path in plan.deleted:
-            report.files.append(FileReport(manifest[path]["doc_id"], manifest[path]["root"], "deleted", "deleted"))
-    orphans = store.orphans(store.manifest() if plan.to_cut or plan.deleted else manifest)
-    if orphans:  # chunks of a file deleted after a run died before recording it
-        log.warning("removing the chunks of %d files that are gone and were never recorded (a run was "
-                    "interrupted): %s", len(orphans), ", ".join(orphans[:5]))
-        report.rows_deleted += steps.forget(store, orphans)
-    store.maintain(len(plan.to_cut) + len(plan.deleted) + len(orphans))  # indexes; compaction when commits piled up
-    report.seconds = time.perf_counter() - started
-    return report
+def _deleted_report(row: dict) -> FileReport:
+    return FileReport(row["doc_id"], row["root"], "deleted", "deleted")
 
 
 # -- the flow -----------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ import hashlib
 import logging
 import os
 import stat
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -270,38 +269,3 @@ def _ignore_patterns(root: Path) -> list[str]:
         data = data[:IGNORE_MAX_BYTES].rsplit(b"\n", 1)[0]
     lines = data.decode("utf-8", "replace").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
-
-
-# -- parser worker processes ---------------------------------------------------------------------
-
-#: How often a parser worker checks that the process that started it is still there.
-ORPHAN_CHECK_S = 1.0
-
-
-def die_with(owner: int) -> None:
-    """The initializer of each parser worker (here, not in :mod:`flows.ingest`, so a worker imports
-    only the parsing path, not Prefect): exit once the ingest process (``owner``) is gone — also when it was
-    killed with SIGKILL and had no chance to stop its pool. The worker's parent is the forkserver,
-    which exits when the ingest process does, so a changed parent says so at once; checking the owner
-    itself covers the spawn start method and a forkserver that is still winding down."""
-    import threading
-
-    parent = os.getppid()
-
-    def watch() -> None:
-        while True:
-            time.sleep(ORPHAN_CHECK_S)
-            if os.getppid() != parent or not _alive(owner):
-                os._exit(1)
-
-    threading.Thread(target=watch, name="seams-orphan-watch", daemon=True).start()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else (the pid was reused): the owner is gone
-        return False
-    return True

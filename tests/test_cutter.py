@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import time
 
-from flows.ingest import Cutter
 from flows.pipeline import CutConfig, FileRef
+from flows.workers import Cutter
 from splitters import Budget
 
 

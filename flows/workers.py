@@ -1,0 +1,138 @@
+"""Parser worker processes: a pool that cuts files with a per-file time limit.
+
+CPU-bound cutting runs in worker processes; a file that hangs or kills its worker fails alone, as an
+outcome with an error kind, and the pool is rebuilt for the rest. One pool per worker count is kept
+for the next batches of the run (starting workers costs seconds) and closed when the run ends.
+
+This module imports only the parsing path, not Prefect: each worker imports it for its initializer.
+"""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures as cf
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Sequence
+
+from flows.pipeline import CutConfig, FileRef, Outcome, cut_file
+
+
+def _mp_context():
+    # forkserver/spawn: forking a process that runs Prefect's threads can deadlock the child.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+class Cutter:
+    """A process pool that cuts files with a per-file time limit and survives crashed workers."""
+
+    def __init__(self, workers: int, timeout: float) -> None:
+        self.workers = max(1, workers)
+        self.timeout = timeout
+        self._pool: cf.ProcessPoolExecutor | None = None
+
+    def _ensure(self) -> cf.ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=_mp_context(), initializer=die_with,
+                                                initargs=(os.getpid(),))
+        return self._pool
+
+    def _reset(self) -> None:
+        if self._pool is not None:
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.kill()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def cut(self, refs: Sequence[FileRef], config: CutConfig) -> list[Outcome]:
+        outcomes: dict[int, Outcome] = {}
+        pending = list(range(len(refs)))
+        while pending:
+            pool = self._ensure()
+            futures = {index: pool.submit(cut_file, refs[index], config) for index in pending}
+            pending = []
+            for index, future in futures.items():
+                try:
+                    outcomes[index] = future.result(timeout=self.timeout)
+                except cf.TimeoutError:
+                    outcomes[index] = Outcome(refs[index], "", error_kind="timeout",
+                                              error=f"not cut within {self.timeout:g} s (SEAMS_FILE_TIMEOUT_S)")
+                except cf.process.BrokenProcessPool:
+                    outcomes[index] = Outcome(refs[index], "", error_kind="error",
+                                              error="the parser crashed its worker process")
+                else:
+                    continue
+                # The pool is stuck or broken: keep what finished, kill it, redo the rest.
+                for other_index, other in futures.items():
+                    if other_index not in outcomes and other.done() and not other.cancelled() and other.exception() is None:
+                        outcomes[other_index] = other.result()
+                pending = [i for i in futures if i not in outcomes]
+                self._reset()
+                break
+        return [outcomes[i] for i in range(len(refs))]
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+_CUTTERS: dict[tuple[int, float], Cutter] = {}
+
+
+def _cutter(workers: int, timeout: float) -> Cutter:
+    """One pool per process, built on first use and kept for the next batches of the run (starting
+    worker processes costs seconds); the flow closes it when the run ends."""
+    key = (workers, timeout)
+    if key not in _CUTTERS:
+        _CUTTERS[key] = Cutter(workers, timeout)
+    return _CUTTERS[key]
+
+
+def close_cutters() -> None:
+    while _CUTTERS:
+        _CUTTERS.popitem()[1].close()
+
+
+atexit.register(close_cutters)
+
+
+def cut_batch(refs: list[FileRef], config: CutConfig, workers: int, timeout: float) -> list[Outcome]:
+    if workers <= 0:  # in-process: no pool, no time limit (used where processes are not allowed)
+        return [cut_file(ref, config) for ref in refs]
+    return _cutter(workers, timeout).cut(refs, config)
+
+
+# -- the worker's side ----------------------------------------------------------------------------
+
+#: How often a parser worker checks that the process that started it is still there.
+ORPHAN_CHECK_S = 1.0
+
+
+def die_with(owner: int) -> None:
+    """The initializer of each parser worker: exit once the ingest process (``owner``) is gone — also
+    when it was killed with SIGKILL and had no chance to stop its pool. The worker's parent is the
+    forkserver, which exits when the ingest process does, so a changed parent says so at once; checking
+    the owner itself covers the spawn start method and a forkserver that is still winding down."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(ORPHAN_CHECK_S)
+            if os.getppid() != parent or not _alive(owner):
+                os._exit(1)
+
+    threading.Thread(target=watch, name="seams-orphan-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else (the pid was reused): the owner is gone
+        return False
+    return True
