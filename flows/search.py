@@ -34,7 +34,7 @@ from pathlib import Path
 from flows.embedders import get_embedder
 from flows.errors import UsageError
 from flows.settings import Settings
-from flows.store import Store, ensure_indexes
+from flows.store import DERIVED_COLUMNS, Store, chunk_schema, ensure_indexes
 
 MODES = ("vector", "fts", "hybrid")
 DEFAULT_MODE = "hybrid"
@@ -43,10 +43,13 @@ RRF_K = 60
 VECTOR_WEIGHT = 0.02
 _CANDIDATES = 50  # per ranking, before fusion
 _REFINE = 10  # with an IVF_PQ index, re-rank this many times k candidates by exact distance
-#: The chunk columns a hit carries (a subset of :data:`flows.store.ROW_COLUMNS`), in the ``--json`` order.
-_ROW_KEYS = ("chunk_id", "doc_id", "source", "format", "strategy", "rule", "text", "tokens", "heading_path",
-             "page_start", "page_end", "sheet", "row_start", "row_end", "slide_start", "slide_end",
-             "char_start", "char_end")
+#: The chunk columns a hit leaves out: the index's bookkeeping (root, content hash, ordinal, embedder,
+#: dimension, config fingerprint, time indexed), the text as embedded and its vector, and the derived
+#: interop columns, which repeat the others. Every other column of the one schema is in every hit.
+NOT_IN_HITS = frozenset({"root", "content_hash", "ordinal", "embed_text", "embedder", "dim", "config", "indexed_at",
+                         "vector", *DERIVED_COLUMNS})
+#: The chunk columns a hit carries, in the schema's order (:func:`flows.store.chunk_schema`).
+_ROW_KEYS = tuple(name for name in chunk_schema(1).names if name not in NOT_IN_HITS)
 #: Every hit has exactly these keys, in this order (``--json`` consumers rely on them).
 HIT_KEYS = (*_ROW_KEYS, "score", "where")
 

@@ -11,8 +11,8 @@ from test_sync import settings, write
 from flows.cli import EXIT_USAGE, main
 from flows.errors import UsageError
 from flows.ingest import ingest_flow
-from flows.search import HIT_KEYS, MODES, fts_column, search
-from flows.store import Store, now
+from flows.search import HIT_KEYS, MODES, NOT_IN_HITS, fts_column, search
+from flows.store import Store, chunk_schema, now
 
 DOCS = {
     "privacy.txt": "개인정보 보호 규정\n\n제5조(파기) 보유기간이 지난 개인정보는 5일 이내에 파기하여야 한다.\n",
@@ -35,6 +35,18 @@ def kb(prefect_harness, tmp_path_factory) -> tuple[str, Path]:
 
 def docs(hits: list[dict]) -> list[str]:
     return [h["doc_id"] for h in hits]
+
+
+def test_every_chunk_column_is_in_the_hits_or_left_out_by_name():
+    """Issue #14: a hit's keys come from the one chunk schema. A column added to it is in every hit
+    (in the schema's order) or named in NOT_IN_HITS; none is dropped silently or left out by a stale name."""
+    columns = chunk_schema(8).names
+    carried = [key for key in HIT_KEYS if key not in ("score", "where")]
+    assert HIT_KEYS[-2:] == ("score", "where") and not {"score", "where"} & set(columns)
+    assert sorted(carried + sorted(NOT_IN_HITS)) == sorted(columns), "each column carried or excluded, once"
+    assert carried == [name for name in columns if name in carried]
+    assert {"chunk_id", "doc_id", "text", "heading_path", "char_start", "char_end"} <= set(carried)
+    assert {"vector", "metadata", "embed_text"} <= NOT_IN_HITS
 
 
 def test_queries_go_to_the_index_that_suits_their_script():
