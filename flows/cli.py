@@ -22,33 +22,40 @@ FLOW_COMMANDS = ("ingest", "evaluate")
 
 
 def _settings(args: argparse.Namespace):
+    """Settings from the environment, overridden by each flag given: every Settings field is read from
+    the flag of its name (``--max-tokens`` sets ``max_tokens``) or the one :data:`_FLAG_OF` names."""
     from flows.settings import Settings
 
     overrides = {}
-    for name in ("db", "kb", "embedder", "strategy", "min_tokens", "max_tokens", "merge_ceiling", "pack_tokens",
-                 "workers", "runner"):
-        value = getattr(args, name, None)
-        if value is not None:
-            overrides[name] = value
-    if getattr(args, "allow_mass_delete", False):
-        overrides["allow_mass_delete"] = True
-    if getattr(args, "retry_failed", False):
-        overrides["retry_failed"] = True
-    if getattr(args, "embed_heading_path", None) is not None:
-        overrides["embed_heading_path"] = args.embed_heading_path
-    if getattr(args, "disable_rule", None):
-        overrides["disabled_rules"] = list(args.disable_rule)
-    if getattr(args, "rule_strategy", None):
-        overrides["rule_strategies"] = dict(_pair(item, "--rule-strategy", "RULE=STRATEGY") for item in args.rule_strategy)
-    if getattr(args, "override", None):
-        pairs = {}
-        for item in args.override:
-            glob, _, strategy = item.partition("=")
-            if not strategy:
-                raise UsageError(f"--override wants GLOB=STRATEGY, got {item!r}")
-            pairs[glob] = strategy
-        overrides["overrides"] = pairs
+    for name in Settings.model_fields:
+        flag = _FLAG_OF.get(name, name)
+        value = getattr(args, flag, None)
+        if value is not None:  # a flag not given leaves the environment's value (SEAMS_*) or the default
+            overrides[name] = _SHAPE[flag](value) if flag in _SHAPE else value
     return Settings(**overrides)
+
+
+def _glob_strategies(items: list[str]) -> dict[str, str]:
+    pairs = {}
+    for item in items:
+        glob, _, strategy = item.partition("=")
+        if not strategy:
+            raise UsageError(f"--override wants GLOB=STRATEGY, got {item!r}")
+        pairs[glob] = strategy
+    return pairs
+
+
+#: The flags whose name is not the setting's: a repeatable flag is singular, its setting plural.
+_FLAG_OF = {"disabled_rules": "disable_rule", "rule_strategies": "rule_strategy", "overrides": "override"}
+#: How a repeatable flag's list of values becomes its setting.
+_SHAPE = {
+    "disable_rule": list,
+    "rule_strategy": lambda items: dict(_pair(item, "--rule-strategy", "RULE=STRATEGY") for item in items),
+    "override": _glob_strategies,
+}
+#: The settings with no flag: their ``SEAMS_*`` environment variables set them.
+ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_plain_cells", "max_file_mb", "file_timeout_s",
+                               "batch_files"})
 
 
 def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:
@@ -99,9 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--workers", type=int, help="parallel parser processes (default: CPU cores)")
     ingest.add_argument("--runner", help="task runner: local (default), dask (a local cluster of processes) "
                         "or dask:ADDRESS (an existing Dask scheduler); needs the dask extra")
-    ingest.add_argument("--allow-mass-delete", action="store_true",
+    # default None, like every flag of a setting: a flag not given leaves SEAMS_ALLOW_MASS_DELETE etc. in force
+    ingest.add_argument("--allow-mass-delete", action="store_true", default=None,
                         help="let an empty or missing folder remove all of its indexed files")
-    ingest.add_argument("--retry-failed", action="store_true",
+    ingest.add_argument("--retry-failed", action="store_true", default=None,
                         help="try files that failed again even if they did not change (e.g. after raising "
                         "SEAMS_FILE_TIMEOUT_S); otherwise a failed file is retried once it changes")
     ingest.add_argument("--json", action="store_true", help="print the report as JSON")

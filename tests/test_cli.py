@@ -98,3 +98,50 @@ def test_the_max_from_the_environment_and_from_the_flag_agree(tmp_path, capsys, 
     assert Settings().merge_ceiling == Settings(max_tokens=2000, merge_ceiling=None).merge_ceiling == 2091
     monkeypatch.delenv("SEAMS_MAX_TOKENS")
     assert Settings().merge_ceiling == 1150
+
+
+#: The arguments of the commands that build Settings that are not settings.
+NOT_SETTINGS = {"help", "paths", "file", "query", "json", "full", "chunk", "k", "mode", "every", "cron", "no_run_now",
+                "port"}
+
+
+def test_every_setting_has_a_flag_of_its_name_or_is_named_environment_only():
+    """Issue #14: the CLI reads each Settings field from the flag of its name, so a new setting needs
+    such a flag (on ``seams ingest``) or a place in ENV_ONLY_SETTINGS; a flag that names no setting
+    would be ignored, and fails here."""
+    from flows import cli
+    from flows.settings import Settings
+
+    fields = set(Settings.model_fields)
+    commands = build_parser()._subparsers._group_actions[0].choices
+    flagged = {name for name in fields if cli._FLAG_OF.get(name, name) in {a.dest for a in commands["ingest"]._actions}}
+    assert flagged | cli.ENV_ONLY_SETTINGS == fields and not flagged & cli.ENV_ONLY_SETTINGS
+    assert set(cli._FLAG_OF) <= fields
+    setting_flags = {cli._FLAG_OF.get(name, name) for name in fields}
+    for command in ("ingest", "inspect", "search", "serve"):
+        for action in commands[command]._actions:
+            assert action.dest in setting_flags | NOT_SETTINGS, f"seams {command}: --{action.dest} is no setting"
+            if action.dest in setting_flags:
+                assert action.default is None, f"seams {command}: --{action.dest} not given would override SEAMS_*"
+
+
+def test_every_flag_of_a_setting_reaches_the_settings(tmp_path, monkeypatch):
+    from classifiers import DEFAULT_RULES
+    from flows import cli
+    from flows.settings import Settings
+
+    for name in Settings.model_fields:
+        monkeypatch.delenv(f"SEAMS_{name.upper()}", raising=False)
+    rule = DEFAULT_RULES[0].name
+    args = build_parser().parse_args([
+        "ingest", str(tmp_path), "--db", str(tmp_path / "db"), "--kb", "other", "--embedder", "hashing",
+        "--strategy", "page", "--override", "*.md=section", "--disable-rule", rule, "--rule-strategy",
+        f"{rule}=whole", "--min-tokens", "50", "--max-tokens", "600", "--merge-ceiling", "650", "--pack-tokens",
+        "300", "--embed-heading-path", "--workers", "97", "--runner", "dask", "--allow-mass-delete", "--retry-failed",
+    ])
+    settings, defaults = cli._settings(args), Settings()
+    changed = {name for name in Settings.model_fields if getattr(settings, name) != getattr(defaults, name)}
+    assert changed == set(Settings.model_fields) - cli.ENV_ONLY_SETTINGS
+    assert settings.overrides == {"*.md": "section"} and settings.rule_strategies == {rule: "whole"}
+    monkeypatch.setenv("SEAMS_ALLOW_MASS_DELETE", "1")
+    assert cli._settings(build_parser().parse_args(["ingest", str(tmp_path)])).allow_mass_delete
