@@ -25,6 +25,8 @@ import bisect
 import datetime as dt
 import re
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,7 +65,7 @@ def parse_xlsx(path: Path) -> Document:
     check_ooxml(path, streamed=("xl/worksheets/",))
     # A file object, not the name: openpyxl refuses names whose extension is not .xlsx/.xlsm,
     # and the type was already detected from the content.
-    with path.open("rb") as handle:
+    with path.open("rb") as handle, _no_size_scan():
         try:
             workbook = openpyxl.load_workbook(handle, read_only=True, data_only=True, keep_vba=False,
                                               keep_links=False)
@@ -73,6 +75,30 @@ def parse_xlsx(path: Path) -> Document:
             return _read_workbook(path, workbook)
         finally:
             workbook.close()
+
+
+@contextmanager
+def _no_size_scan() -> Iterator[None]:
+    """Open read-only worksheets without their size scan.
+
+    openpyxl's ``ReadOnlyWorksheet.__init__`` calls ``_get_size``, which looks for the sheet's
+    ``<dimension>``; a sheet without one (written by openpyxl's own write-only mode, pandas, many
+    exporters) is then parsed to its end with the standard library's ElementTree, at load time, for
+    every sheet: 84 s of a 1,000,000-row sheet's 101 s profile. seams never asks a read-only
+    worksheet its size (its rows are streamed by :func:`_read_sheet`), so the scan is skipped while
+    the workbook loads. ``_get_size`` is private (openpyxl 3.1); a test fails if it goes away or the
+    scan comes back.
+    """
+    from openpyxl.worksheet._read_only import ReadOnlyWorksheet
+
+    scan = ReadOnlyWorksheet.__dict__.get("_get_size")
+    if scan is None:
+        raise RuntimeError("openpyxl's ReadOnlyWorksheet._get_size is gone: revisit parsers.xlsx._no_size_scan")
+    ReadOnlyWorksheet._get_size = lambda self: None
+    try:
+        yield
+    finally:
+        ReadOnlyWorksheet._get_size = scan
 
 
 def _read_workbook(path: Path, workbook: Any) -> Document:
