@@ -25,7 +25,16 @@ at their level, tables on their cell grid (``LIST_HEADER`` of each cell gives it
 text boxes after their paragraph, notes after the body, headers and footers as furniture, and the
 labels Hangul draws for outline, numbered and bulleted paragraphs (``1.``, ``가.``, ``•``) rendered
 in front of their text, as :mod:`parsers.hwpx` does (:class:`parsers.text.HangulNumbering`); the
-outline's numbering is the one the section definition (``secd``) names. Limits:
+outline's numbering is the one the section definition (``secd``) names.
+
+Page locators: HWP stores no laid-out pages either, so page numbers are derived, as for HWPX, by
+:class:`parsers.pagination.Pagination` from what the file declares — section streams, the page and
+section break bits of each body paragraph's ``PARA_HEADER`` (its byte 11), the column count of a
+column definition (``cold``), and the vertical position of each line in ``PARA_LINE_SEG`` (36
+bytes a line, the position at offset 4; a line placed higher than the one before starts a new
+page). They are not a layout engine's and can differ from Hangul's own pagination in places. A block
+gets the pages of its body paragraph, a footnote its anchor's page; a file with none of these
+signals gets no page locators. Limits:
 each decompressed stream stops at :data:`MAX_STREAM_BYTES` and all of them at
 :data:`MAX_TOTAL_BYTES` (``too_large``); a record that runs past its stream, a broken deflate
 stream or a missing section is ``corrupt``.
@@ -35,13 +44,14 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from parsers.detect import HWP_SIGNATURE
 from parsers.errors import CorruptFile, EncryptedFile, TooLarge
-from parsers.model import Block, Document, Properties
+from parsers.model import Block, Document, Locator, Properties
+from parsers.pagination import Pagination
 from parsers.tables import Span, make_table, normalize_cell
 from parsers.text import HangulNumbering, NumberingLevels, bullet_label, normalize_line, normalize_text
 
@@ -56,6 +66,7 @@ TAG_BULLET = HWPTAG_BEGIN + 8
 TAG_PARA_SHAPE = HWPTAG_BEGIN + 9
 TAG_PARA_HEADER = HWPTAG_BEGIN + 50
 TAG_PARA_TEXT = HWPTAG_BEGIN + 51
+TAG_PARA_LINE_SEG = HWPTAG_BEGIN + 53
 TAG_CTRL_HEADER = HWPTAG_BEGIN + 55
 TAG_LIST_HEADER = HWPTAG_BEGIN + 56
 TAG_TABLE = HWPTAG_BEGIN + 61
@@ -63,6 +74,12 @@ TAG_TABLE = HWPTAG_BEGIN + 61
 FLAG_COMPRESSED = 1 << 0
 FLAG_PASSWORD = 1 << 1
 FLAG_DISTRIBUTION = 1 << 2
+
+#: Break bits of a PARA_HEADER's break-type byte that start a new page: a section break, a page break.
+BREAK_SECTION = 0x01
+BREAK_PAGE = 0x04
+#: Size of one line in PARA_LINE_SEG.
+LINE_SEG_SIZE = 36
 
 #: Control characters that take one UTF-16 unit; every other code below 32 takes eight.
 _SHORT_CONTROLS = frozenset({0, 10, 13, 24, 25, 26, 27, 28, 29, 30, 31})
@@ -262,6 +279,24 @@ def read_numbering(data: bytes) -> NumberingLevels:
     return levels
 
 
+def line_positions(para: _Record) -> list[int]:
+    """The vertical positions of a paragraph's lines (``PARA_LINE_SEG``), as Hangul laid them out."""
+    record = next((r for r in para.children if r.tag == TAG_PARA_LINE_SEG), None)
+    if record is None:
+        return []
+    count = len(record.data) // LINE_SEG_SIZE
+    return [struct.unpack_from("<i", record.data, i * LINE_SEG_SIZE + 4)[0] for i in range(count)]
+
+
+def _column_count(para: _Record) -> int | None:
+    """The column count a paragraph's column definition (``cold``: bits 2-9 of its attributes) sets."""
+    count = None
+    for control in para.children:
+        if control.tag == TAG_CTRL_HEADER and _ctrl_id(control) == b"cold" and len(control.data) >= 6:
+            count = (struct.unpack_from("<H", control.data, 4)[0] >> 2) & 0xFF
+    return count
+
+
 class _Reader:
     def __init__(self, info: _DocInfo) -> None:
         self.shapes = info.shapes
@@ -272,6 +307,38 @@ class _Reader:
         self.footers: dict[str, None] = {}
         self.notes: list[Block] = []
         self.note_numbers = {b"fn  ": 0, b"en  ": 0}
+        self.pages = Pagination()
+        #: (blocks up to this count, notes up to this count, first page, last page) per body paragraph.
+        self.marks: list[tuple[int, int, int, int]] = []
+
+    def section(self, records: list[_Record], blocks: list[Block]) -> None:
+        """A section's body, each paragraph's pages counted (:class:`Pagination`)."""
+        self.pages.section()
+        for record in records:
+            if record.tag == TAG_PARA_HEADER:
+                self._paragraph(record, blocks)
+                breaks = record.data[11] if len(record.data) >= 12 else 0
+                first, last = self.pages.paragraph(bool(breaks & (BREAK_SECTION | BREAK_PAGE)),
+                                                   line_positions(record), _column_count(record))
+            else:
+                self.read([record], blocks)
+                first = last = self.pages.page
+            self.marks.append((len(blocks), len(self.notes), first, last))
+
+    def located(self, body: list[Block]) -> tuple[list[Block], list[Block]]:
+        """The body and the notes with page locators, when the file declared any pages."""
+        if not self.pages.declared:
+            return body, self.notes
+        body, notes = list(body), list(self.notes)
+        block_from = note_from = 0
+        for block_to, note_to, first, last in self.marks:
+            locator = Locator(page=first, page_end=last if last != first else None)
+            for i in range(block_from, block_to):
+                body[i] = replace(body[i], locator=locator)
+            for i in range(note_from, note_to):
+                notes[i] = replace(notes[i], locator=Locator(page=first))
+            block_from, note_from = block_to, note_to
+        return body, notes
 
     def read(self, records: list[_Record], blocks: list[Block]) -> None:
         """The paragraphs among ``records`` (a section, or a control's list), in order."""
@@ -418,7 +485,7 @@ def parse_hwp(path: Path) -> Document:
             reader = _Reader(info)
             body: list[Block] = []
             for entry in sections:
-                reader.read(read_records(stream("/".join(entry))), body)
+                reader.section(read_records(stream("/".join(entry))), body)
             properties = _properties(ole)
             # A distribution copy keeps its real body encrypted in ViewText; a BodyText beside it
             # (flag unset: a tool rewrote the file) may be a stub, so say where the text came from.
@@ -428,8 +495,9 @@ def parse_hwp(path: Path) -> Document:
         raise CorruptFile(f"broken OLE2 container: {exc}") from exc
     except struct.error as exc:
         raise CorruptFile(f"malformed record: {exc}") from exc
+    body, notes = reader.located(body)
     blocks = [Block("furniture", text) for text in reader.headers]
-    blocks += body + reader.notes
+    blocks += body + notes
     blocks += [Block("furniture", text) for text in reader.footers]
     return Document(str(path), "hwp", tuple(blocks), properties, warnings=warnings)
 

@@ -19,8 +19,15 @@ versions (``…/hwpml/2011/paragraph``, ``…/2016/HwpMl``) and the names did no
 - Text boxes and drawing objects with text (``hp:drawText``) follow the paragraph that anchors them.
 - Footnotes and endnotes follow the body (``Footnote 1: …``); page headers and footers
   (deduplicated) are ``furniture`` blocks, headers first, footers last.
-- HWPX has no page boundaries (Hangul lays pages out when it opens the file), so blocks carry no
-  page locators.
+- Page locators: HWPX stores no laid-out pages (Hangul paginates when it opens the file), so the
+  page numbers are derived from what the file declares — section boundaries, paragraphs'
+  ``pageBreak="1"``, and the line positions Hangul saves in each paragraph's ``hp:linesegarray``
+  (a line placed higher than the one before starts a new page) — by :class:`parsers.pagination.
+  Pagination`. They are not a layout engine's, so they can differ from Hangul's own pagination in
+  places (a table taller than a page, multi-column regions). A block gets the pages of the body
+  paragraph it comes from (``page_end`` when that paragraph runs on to a later page), a footnote
+  the page of its anchor; furniture gets none. A file with one section, no page breaks and no line
+  segments (one written by a tool, not by Hangul) gets no page locators.
 
 Safety: the zip-bomb limits and the DTD check of :mod:`parsers.containers` run first; parts are
 parsed with entities unresolved and no network. A package whose ``META-INF/manifest.xml`` declares
@@ -31,13 +38,14 @@ from __future__ import annotations
 
 import re
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from parsers.containers import check_ooxml, prolog_problem
 from parsers.errors import CorruptFile, EncryptedFile
-from parsers.model import Block, Document, Properties
+from parsers.model import Block, Document, Locator, Properties
+from parsers.pagination import Pagination
 from parsers.tables import Span, make_table, normalize_cell
 from parsers.text import HangulNumbering, bullet_label, normalize_line, normalize_text
 
@@ -120,6 +128,25 @@ class _Head:
 # ------------------------------------------------------------------------------------- the body
 
 
+def _line_positions(p: Any) -> list[int]:
+    """The vertical positions of a paragraph's lines, as Hangul laid them out when it saved the file."""
+    array = _child(p, "linesegarray")
+    if array is None:
+        return []
+    return [_int(seg.get("vertpos")) for seg in _children(array, "lineseg") if seg.get("vertpos") is not None]
+
+
+def _column_count(p: Any) -> int | None:
+    """The column count a paragraph's column definition (``hp:colPr`` in a control) sets, if any."""
+    count = None
+    for run in _children(p, "run"):
+        for item in _alternatives(run):
+            if _local(item) == "ctrl":
+                for control in _children(item, "colPr"):
+                    count = _int(control.get("colCount"), 1)
+    return count
+
+
 def _alternatives(container: Any) -> list[Any]:
     """A container's children, with each ``hp:switch`` replaced by one of its alternatives (the
     ``hp:default``, else the first ``hp:case``): they hold the same content twice."""
@@ -161,6 +188,38 @@ class _Reader:
         self.notes: list[Block] = []
         self.note_numbers = {"footNote": 0, "endNote": 0}
         self.outline_numbering = "1"
+        self.pages = Pagination()
+        #: (blocks up to this count, notes up to this count, first page, last page) per body paragraph.
+        self.marks: list[tuple[int, int, int, int]] = []
+
+    def section(self, root: Any, blocks: list[Block]) -> None:
+        """A section's body, each paragraph's pages counted (:class:`Pagination`)."""
+        self.pages.section()
+        for child in root:
+            name = _local(child)
+            if name == "p":
+                self._paragraph(child, blocks)
+                first, last = self.pages.paragraph(child.get("pageBreak") == "1", _line_positions(child),
+                                                   _column_count(child))
+            else:
+                self.read([child], blocks)
+                first = last = self.pages.page
+            self.marks.append((len(blocks), len(self.notes), first, last))
+
+    def located(self, body: list[Block]) -> tuple[list[Block], list[Block]]:
+        """The body and the notes with page locators, when the file declared any pages."""
+        if not self.pages.declared:
+            return body, self.notes
+        body, notes = list(body), list(self.notes)
+        block_from = note_from = 0
+        for block_to, note_to, first, last in self.marks:
+            locator = Locator(page=first, page_end=last if last != first else None)
+            for i in range(block_from, block_to):
+                body[i] = replace(body[i], locator=locator)
+            for i in range(note_from, note_to):
+                notes[i] = replace(notes[i], locator=Locator(page=first))
+            block_from, note_from = block_to, note_to
+        return body, notes
 
     def read(self, container: Any, blocks: list[Block]) -> None:
         """Paragraphs and tables of a section or a sub-list, in order."""
@@ -320,13 +379,14 @@ def parse_hwpx(path: Path) -> Document:
             reader = _Reader(_Head.read(_xml(archive, head_name) if head_name in names else None))
             body: list[Block] = []
             for name in sections:
-                reader.read(_xml(archive, name), body)
+                reader.section(_xml(archive, name), body)
     except zipfile.BadZipFile as exc:
         raise CorruptFile(f"broken zip container: {exc}") from exc
     except (OSError, EOFError, ValueError, NotImplementedError) as exc:  # zlib errors, bad members
         raise CorruptFile(f"unreadable HWPX member: {type(exc).__name__}: {exc}") from exc
+    body, notes = reader.located(body)
     blocks = [Block("furniture", text) for text in reader.headers]
-    blocks += body + reader.notes
+    blocks += body + notes
     blocks += [Block("furniture", text) for text in reader.footers]
     return Document(str(path), "hwpx", tuple(blocks), _properties(package))
 

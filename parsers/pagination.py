@@ -1,0 +1,82 @@
+"""Page numbers for Hangul documents (HWPX and HWP 5), derived from what the file declares.
+
+Hangul stores no laid-out pages: it paginates when it opens a file. What a file does declare, and
+what :class:`Pagination` counts, in order (page 1 at the start):
+
+- a section boundary (HWPX ``Contents/sectionN.xml``, HWP ``BodyText/SectionN``; a new section
+  starts a new page in Hangul) and a paragraph's page break (HWPX ``pageBreak="1"``, HWP the page
+  and section break bits of ``PARA_HEADER``): the paragraph starts a new page, unless nothing has
+  been placed on the current page yet (a break at the top of a page adds none);
+- the line segments Hangul saves with each paragraph (HWPX ``hp:linesegarray``, HWP
+  ``PARA_LINE_SEG``): the vertical position of each line from the top of its page (or column);
+  a line placed higher than the line before it starts a new page, so a paragraph can start on one
+  page and end on the next. Within a multi-column region (a column definition of ``n`` columns)
+  the first ``n - 1`` such returns are new columns, not new pages.
+
+Only the body's own paragraphs count; the lines inside tables, text boxes, headers and notes are
+positioned within their container. This is not a layout engine: a table or picture taller than a
+page, a multi-column region that starts mid-page, or a file edited by a tool that did not recompute
+the line segments can put a block a page or so away from where Hangul draws it. A file with none of
+these signals (one section, no breaks, no line segments) gets no page numbers at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+
+
+class Pagination:
+    """Counts pages over a document's body paragraphs, fed in reading order."""
+
+    def __init__(self) -> None:
+        self.page = 1
+        self.declared = False  # whether the file gave any signal at all
+        self._columns = 1
+        self._column = 0
+        self._last: int | None = None  # vertical position of the last line placed
+        self._fresh = True  # nothing placed on the current page yet
+        self._sections = 0
+
+    def section(self) -> None:
+        """A new section starts: a new page, unless it is the first."""
+        self._sections += 1
+        if self._sections > 1:
+            self.declared = True
+            self._break()
+        self._columns, self._column = 1, 0
+
+    def paragraph(self, page_break: bool, lines: Sequence[int], columns: int | None = None) -> tuple[int, int]:
+        """The pages a body paragraph starts and ends on, from its break flag, its lines' vertical
+        positions and the column count it sets (``None``: it sets none)."""
+        if page_break:
+            self.declared = True
+            self._break()
+        elif lines and self._last is not None and lines[0] < self._last:
+            self._advance()
+        start = self.page
+        if columns is not None:
+            self._columns, self._column = max(columns, 1), 0
+        for before, line in pairwise(lines):
+            if line < before:
+                self._advance()
+        if lines:
+            self.declared = True
+            self._last = lines[-1]
+        self._fresh = False
+        return start, self.page
+
+    def _break(self) -> None:
+        if not self._fresh:
+            self.page += 1
+            self._fresh = True
+        self._column, self._last = 0, None
+
+    def _advance(self) -> None:
+        """Lines went back up: the next column, or the next page."""
+        if self._column + 1 < self._columns:
+            self._column += 1
+        else:
+            self.page += 1
+            self._column = 0
+        self._fresh = False
