@@ -175,6 +175,65 @@ def test_hwpx_dtd_is_refused(report: Path) -> None:
         parse(report)
 
 
+# ------------------------------------------------------------------------------------ HWPX pages
+
+#: Items on three declared pages: two page breaks, the second one before a heading.
+PAGED_ITEMS = [("h1", "1. 추진 배경"), ("p", "첫 쪽의 문단입니다."), ("pagebreak", ""), ("p", "둘째 쪽의 문단입니다."),
+               ("pagebreak", ""), ("h1", "2. 추진 계획"), ("p", "셋째 쪽의 문단입니다.")]
+
+
+def pages_of(path: Path) -> list[tuple[str, int | None, int | None]]:
+    return [(b.text, b.locator.page, b.locator.page_end) for b in parse(path).blocks if b.kind != "furniture"]
+
+
+def test_hwpx_page_breaks_give_pages(tmp_path: Path) -> None:
+    path = make_hwpx(tmp_path / "쪽.hwpx", PAGED_ITEMS)
+    assert pages_of(path) == [("1. 추진 배경", 1, None), ("첫 쪽의 문단입니다.", 1, None), ("둘째 쪽의 문단입니다.", 2, None),
+                              ("2. 추진 계획", 3, None), ("셋째 쪽의 문단입니다.", 3, None)]
+
+
+def test_hwpx_line_positions_give_pages(tmp_path: Path) -> None:
+    """No page break: the line positions Hangul saved go back to the top of a page twice (three lines a
+    page, a line per 40 characters; the section's first, empty paragraph takes the first line), once
+    inside a paragraph, which then ends on the next page."""
+    long = "둘째 쪽에서 시작해 셋째 쪽에서 끝나는 긴 문단입니다. " * 3  # 3 lines: 2 on page 2, 1 on page 3
+    items = [("h1", "1. 개요"), ("p", "한 줄 문단."), ("p", "둘째 쪽 첫 줄."), ("p", long), ("p", "셋째 쪽 둘째 줄.")]
+    path = make_hwpx(tmp_path / "줄.hwpx", items, lines_per_page=3)
+    assert [(page, end) for _, page, end in pages_of(path)] == [(1, None), (1, None), (2, None), (2, 3), (3, None)]
+
+
+def test_hwpx_sections_and_breaks_count_once(tmp_path: Path) -> None:
+    """A section starts a new page; a page break whose line positions return to the top counts once."""
+    items = [("p", "가"), ("pagebreak", ""), ("p", "나"), ("p", "다")]
+    path = make_hwpx(tmp_path / "구역.hwpx", items, section_size=3, lines_per_page=40)
+    assert [(text, page) for text, page, _ in pages_of(path)] == [("가", 1), ("나", 2), ("다", 3)]
+
+
+def test_hwpx_without_page_signals_has_no_page_locators(tmp_path: Path) -> None:
+    items = [item for item in PAGED_ITEMS if item[0] != "pagebreak"]
+    path = make_hwpx(tmp_path / "쪽없음.hwpx", items, footer="- 1 -")
+    doc = parse(path)
+    assert doc.blocks and all(b.locator.page is None and b.locator.page_end is None for b in doc.blocks)
+
+
+def test_hwpx_chunks_carry_their_page_ranges(tmp_path: Path, capsys) -> None:
+    """``seams inspect`` cut at the headings: the first chunk spans pages 1-2, the second is on page 3;
+    cut by page: a chunk a page."""
+    import json
+
+    from flows.cli import main
+
+    items = [(style, f"{text} " * 30 if style == "p" else text) for style, text in PAGED_ITEMS]
+    path = make_hwpx(tmp_path / "쪽.hwpx", items)
+    cuts = []
+    for strategy in ("section", "page"):
+        assert main(["inspect", str(path), "--json", "--strategy", strategy, "--min-tokens", "1"]) == 0
+        chunks = json.loads(capsys.readouterr().out)["chunks"]
+        cuts.append([(c["text"][:8], c["page_start"], c["page_end"]) for c in chunks])
+    assert cuts == [[("1. 추진 배경", 1, 2), ("2. 추진 계획", 3, 3)],
+                    [("1. 추진 배경", 1, 1), ("둘째 쪽의 문단", 2, 2), ("2. 추진 계획", 3, 3)]]
+
+
 # -------------------------------------------------------------------------------------------- HWP
 
 
