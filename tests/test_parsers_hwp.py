@@ -29,11 +29,14 @@ from classifiers import classify, gather_facts
 from parsers import ParseError, detect_format, parse
 from parsers.errors import CorruptFile, EncryptedFile, TooLarge
 from parsers.hwp import (
+    BREAK_PAGE,
+    BREAK_SECTION,
     TAG_BULLET,
     TAG_CTRL_HEADER,
     TAG_LIST_HEADER,
     TAG_NUMBERING,
     TAG_PARA_HEADER,
+    TAG_PARA_LINE_SEG,
     TAG_PARA_SHAPE,
     TAG_PARA_TEXT,
     TAG_TABLE,
@@ -290,6 +293,35 @@ def test_hwp_records_with_a_table_in_a_paragraph() -> None:
     assert [b.text for b in reader.notes] == ["Footnote 1: 각주 내용"]
 
 
+def paged_paragraph(text: str, breaks: int = 0, lines: tuple[int, ...] = ()) -> bytes:
+    """A body paragraph whose PARA_HEADER has ``breaks`` in its break-type byte, with a PARA_LINE_SEG
+    of one 36-byte line per vertical position in ``lines``."""
+    out = record(TAG_PARA_HEADER, 0, struct.pack("<IIHBB", 0, 0, 0, 0, breaks)) + record(TAG_PARA_TEXT, 1,
+                                                                                        para_text(text, 13))
+    if lines:
+        out += record(TAG_PARA_LINE_SEG, 1, b"".join(struct.pack("<Ii7I", 0, v, 1000, 1000, 850, 600, 0, 42520,
+                                                                 0x60000) for v in lines))
+    return out
+
+
+def test_hwp_pages_from_break_bits_line_positions_and_sections() -> None:
+    first = (paged_paragraph("가", lines=(0,)) + paged_paragraph("나", lines=(1600, 0))
+             + paged_paragraph("다", BREAK_PAGE, lines=(0,)) + paged_paragraph("라", lines=(1600,)))
+    second = paged_paragraph("마", BREAK_SECTION) + paged_paragraph("바")
+    reader = _Reader(_DocInfo())
+    body: list = []
+    for stream in (first, second):
+        reader.section(read_records(stream), body)
+    blocks, _ = reader.located(body)
+    assert [(b.text, b.locator.page, b.locator.page_end) for b in blocks] == [
+        ("가", 1, None), ("나", 1, 2), ("다", 3, None), ("라", 3, None), ("마", 4, None), ("바", 4, None)]
+
+    reader = _Reader(_DocInfo())
+    body = []
+    reader.section(read_records(paged_paragraph("가") + paged_paragraph("나")), body)
+    assert all(b.locator.page is None for b in reader.located(body)[0]), "no signal, no pages"
+
+
 def para_shape(kind: int, level: int = 0, ref: int = 0) -> bytes:
     """PARA_SHAPE data: attributes (kind in bits 23-24, level in 25-27), six margins, tab id, then the
     numbering or bullet id, padded to the 54 bytes of a 5.0.2.5 shape."""
@@ -448,7 +480,8 @@ def test_hwpx_and_pdf_of_one_document_are_cut_alike(tmp_path: Path, counter, kin
     a ○ item by its first line in the PDF and by its whole paragraph, shortened, in the HWPX: the
     first 20 characters are compared. Not equal everywhere: the PDF's title, set large, is a heading,
     the HWPX's a plain paragraph, so at a max of 200 the title's few tokens join the first section
-    in the HWPX only.)"""
+    in the HWPX only.) The report's chunks have the same page ranges: its PDF pages end where the HWPX
+    declares page breaks."""
     from fixtures.files import KOREAN_REPORT_HEADER, make_korean_report_pdf, make_regulation
 
     from splitters import Budget, split_document
@@ -466,9 +499,43 @@ def test_hwpx_and_pdf_of_one_document_are_cut_alike(tmp_path: Path, counter, kin
         decision = classify(gather_facts(doc, counter(doc.text), budget[1], path.name))
         chunks = split_document(doc, decision.strategy, counter, Budget(*budget))
         cuts.append((decision.strategy, [tuple(name[:20] for name in c.heading_path) for c in chunks],
-                     ["".join(c.text.split()) for c in chunks]))
-    (pdf_strategy, pdf_paths, pdf_texts), (hwpx_strategy, hwpx_paths, hwpx_texts) = cuts
+                     ["".join(c.text.split()) for c in chunks], [(c.page_start, c.page_end) for c in chunks]))
+    (pdf_strategy, pdf_paths, pdf_texts, pdf_pages), (hwpx_strategy, hwpx_paths, hwpx_texts, hwpx_pages) = cuts
     assert pdf_strategy == hwpx_strategy == "section"
     assert len(pdf_paths) > 2 and any(pdf_paths), "the budget cuts the document at its headings"
     assert hwpx_paths == pdf_paths
     assert hwpx_texts == pdf_texts
+    if kind == "report":  # its pages end at page breaks, which the HWPX declares (the regulation's do not)
+        assert hwpx_pages == pdf_pages
+    else:
+        assert all(pages == (None, None) for pages in hwpx_pages)
+
+
+#: hwpjs's fixtures with Hangul's own HTML export beside them (a ``<div class="hpa">`` a page): the
+#: document's pages as Hangul laid them out. On these the derived pages agree exactly, HWP and HWPX
+#: alike. (Of its others, four end a page short: endnotes set on a page of their own, an empty last
+#: page after a page break, a table running on to a page the line positions do not show.)
+HANGUL_PAGES = {"noori": "noori.html", "table-bug": "table-bug.HTML", "sample-5017-pics": "sample-5017-pics.HTML",
+                "aligns": "aligns.html", "lists": "lists.HTML", "multicolumns": "multicolumns.HTML",
+                "multicolumns-layout": "multicolumns-layout.HTML", "table-position": "table-position.html",
+                "chart": "chart.HTML", "outline": "outline.HTML"}
+
+
+@pytest.mark.parametrize("suffix", [".hwp", ".hwpx"])
+@pytest.mark.parametrize("name", sorted(HANGUL_PAGES))
+def test_real_files_pages_match_hanguls_own(tmp_path: Path, name: str, suffix: str) -> None:
+    git_dir = MIRROR / "ohah+hwpjs" / "repo"
+    if not git_dir.is_dir():
+        pytest.skip("no snapshot of ohah/hwpjs on this machine")
+    found = []
+    for member in (f"{name}{suffix}", HANGUL_PAGES[name]):
+        shown = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"HEAD:crates/hwp-core/tests/fixtures/{member}"],
+                               capture_output=True, check=False)
+        if shown.returncode:
+            pytest.skip(f"{member} is not in the snapshot")
+        found.append(shown.stdout)
+    path = tmp_path / f"{name}{suffix}"
+    path.write_bytes(found[0])
+    hangul_pages = found[1].decode("utf-8", "replace").count('class="hpa"')
+    pages = [page for b in parse(path).blocks for page in (b.locator.page, b.locator.page_end) if page]
+    assert pages and max(pages) == hangul_pages
