@@ -44,13 +44,13 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from parsers.detect import HWP_SIGNATURE
 from parsers.errors import CorruptFile, EncryptedFile, TooLarge
-from parsers.model import Block, Document, Locator, Properties
+from parsers.model import Block, Document, Properties
 from parsers.pagination import Pagination
 from parsers.tables import Span, make_table, normalize_cell
 from parsers.text import HangulNumbering, NumberingLevels, bullet_label, normalize_line, normalize_text
@@ -308,8 +308,6 @@ class _Reader:
         self.notes: list[Block] = []
         self.note_numbers = {b"fn  ": 0, b"en  ": 0}
         self.pages = Pagination()
-        #: (blocks up to this count, notes up to this count, first page, last page) per body paragraph.
-        self.marks: list[tuple[int, int, int, int]] = []
 
     def section(self, records: list[_Record], blocks: list[Block]) -> None:
         """A section's body, each paragraph's pages counted (:class:`Pagination`)."""
@@ -323,22 +321,8 @@ class _Reader:
             else:
                 self.read([record], blocks)
                 first = last = self.pages.page
-            self.marks.append((len(blocks), len(self.notes), first, last))
+            self.pages.mark(len(blocks), len(self.notes), first, last)
 
-    def located(self, body: list[Block]) -> tuple[list[Block], list[Block]]:
-        """The body and the notes with page locators, when the file declared any pages."""
-        if not self.pages.declared:
-            return body, self.notes
-        body, notes = list(body), list(self.notes)
-        block_from = note_from = 0
-        for block_to, note_to, first, last in self.marks:
-            locator = Locator(page=first, page_end=last if last != first else None)
-            for i in range(block_from, block_to):
-                body[i] = replace(body[i], locator=locator)
-            for i in range(note_from, note_to):
-                notes[i] = replace(notes[i], locator=Locator(page=first))
-            block_from, note_from = block_to, note_to
-        return body, notes
 
     def read(self, records: list[_Record], blocks: list[Block]) -> None:
         """The paragraphs among ``records`` (a section, or a control's list), in order."""
@@ -495,7 +479,7 @@ def parse_hwp(path: Path) -> Document:
         raise CorruptFile(f"broken OLE2 container: {exc}") from exc
     except struct.error as exc:
         raise CorruptFile(f"malformed record: {exc}") from exc
-    body, notes = reader.located(body)
+    body, notes = reader.pages.locate(body, reader.notes)
     blocks = [Block("furniture", text) for text in reader.headers]
     blocks += body + notes
     blocks += [Block("furniture", text) for text in reader.footers]

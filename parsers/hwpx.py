@@ -38,13 +38,13 @@ from __future__ import annotations
 
 import re
 import zipfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from parsers.containers import check_ooxml, prolog_problem
 from parsers.errors import CorruptFile, EncryptedFile
-from parsers.model import Block, Document, Locator, Properties
+from parsers.model import Block, Document, Properties
 from parsers.pagination import Pagination
 from parsers.tables import Span, make_table, normalize_cell
 from parsers.text import HangulNumbering, bullet_label, normalize_line, normalize_text
@@ -189,8 +189,6 @@ class _Reader:
         self.note_numbers = {"footNote": 0, "endNote": 0}
         self.outline_numbering = "1"
         self.pages = Pagination()
-        #: (blocks up to this count, notes up to this count, first page, last page) per body paragraph.
-        self.marks: list[tuple[int, int, int, int]] = []
 
     def section(self, root: Any, blocks: list[Block]) -> None:
         """A section's body, each paragraph's pages counted (:class:`Pagination`)."""
@@ -204,22 +202,8 @@ class _Reader:
             else:
                 self.read([child], blocks)
                 first = last = self.pages.page
-            self.marks.append((len(blocks), len(self.notes), first, last))
+            self.pages.mark(len(blocks), len(self.notes), first, last)
 
-    def located(self, body: list[Block]) -> tuple[list[Block], list[Block]]:
-        """The body and the notes with page locators, when the file declared any pages."""
-        if not self.pages.declared:
-            return body, self.notes
-        body, notes = list(body), list(self.notes)
-        block_from = note_from = 0
-        for block_to, note_to, first, last in self.marks:
-            locator = Locator(page=first, page_end=last if last != first else None)
-            for i in range(block_from, block_to):
-                body[i] = replace(body[i], locator=locator)
-            for i in range(note_from, note_to):
-                notes[i] = replace(notes[i], locator=Locator(page=first))
-            block_from, note_from = block_to, note_to
-        return body, notes
 
     def read(self, container: Any, blocks: list[Block]) -> None:
         """Paragraphs and tables of a section or a sub-list, in order."""
@@ -384,7 +368,7 @@ def parse_hwpx(path: Path) -> Document:
         raise CorruptFile(f"broken zip container: {exc}") from exc
     except (OSError, EOFError, ValueError, NotImplementedError) as exc:  # zlib errors, bad members
         raise CorruptFile(f"unreadable HWPX member: {type(exc).__name__}: {exc}") from exc
-    body, notes = reader.located(body)
+    body, notes = reader.pages.locate(body, reader.notes)
     blocks = [Block("furniture", text) for text in reader.headers]
     blocks += body + notes
     blocks += [Block("furniture", text) for text in reader.footers]

@@ -23,7 +23,10 @@ these signals (one section, no breaks, no line segments) gets no page numbers at
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import pairwise
+
+from parsers.model import Block, Locator
 
 
 class Pagination:
@@ -37,6 +40,8 @@ class Pagination:
         self._last: int | None = None  # vertical position of the last line placed
         self._fresh = True  # nothing placed on the current page yet
         self._sections = 0
+        #: Per body paragraph: (body blocks so far, notes so far, first page, last page).
+        self._marks: list[tuple[int, int, int, int]] = []
 
     def section(self) -> None:
         """A new section starts: a new page, unless it is the first."""
@@ -65,6 +70,26 @@ class Pagination:
             self._last = lines[-1]
         self._fresh = False
         return start, self.page
+
+    def mark(self, blocks: int, notes: int, first: int, last: int) -> None:
+        """The body blocks and notes read since the last mark are on pages ``first`` to ``last``."""
+        self._marks.append((blocks, notes, first, last))
+
+    def locate(self, body: Sequence[Block], notes: Sequence[Block]) -> tuple[list[Block], list[Block]]:
+        """The body blocks with their pages, the notes with their anchor's first page, as marked — or
+        unchanged when the file declared nothing to count pages by."""
+        body, notes = list(body), list(notes)
+        if not self.declared:
+            return body, notes
+        block_from = note_from = 0
+        for block_to, note_to, first, last in self._marks:
+            locator = Locator(page=first, page_end=last if last != first else None)
+            for i in range(block_from, block_to):
+                body[i] = replace(body[i], locator=locator)
+            for i in range(note_from, note_to):
+                notes[i] = replace(notes[i], locator=Locator(page=first))
+            block_from, note_from = block_to, note_to
+        return body, notes
 
     def _break(self) -> None:
         if not self._fresh:

@@ -312,14 +312,14 @@ def test_hwp_pages_from_break_bits_line_positions_and_sections() -> None:
     body: list = []
     for stream in (first, second):
         reader.section(read_records(stream), body)
-    blocks, _ = reader.located(body)
+    blocks, _ = reader.pages.locate(body, reader.notes)
     assert [(b.text, b.locator.page, b.locator.page_end) for b in blocks] == [
         ("가", 1, None), ("나", 1, 2), ("다", 3, None), ("라", 3, None), ("마", 4, None), ("바", 4, None)]
 
     reader = _Reader(_DocInfo())
     body = []
     reader.section(read_records(paged_paragraph("가") + paged_paragraph("나")), body)
-    assert all(b.locator.page is None for b in reader.located(body)[0]), "no signal, no pages"
+    assert all(b.locator.page is None for b in reader.pages.locate(body, [])[0]), "no signal, no pages"
 
 
 def para_shape(kind: int, level: int = 0, ref: int = 0) -> bytes:
