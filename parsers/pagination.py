@@ -18,6 +18,11 @@ positioned within their container. This is not a layout engine: a table or pictu
 page, a multi-column region that starts mid-page, or a file edited by a tool that did not recompute
 the line segments can put a block a page or so away from where Hangul draws it. A file with none of
 these signals (one section, no breaks, no line segments) gets no page numbers at all.
+
+Checked against Hangul's own pagination (its HTML export, a ``<div class="hpa">`` a page, beside 37
+HWP and 36 HWPX test files of ohah/hwpjs): the last page a block is on equals Hangul's page count in
+66 of the 73, and is one short in the other 7 (endnotes set on a page of their own, an empty last
+page after a break, a table running on to a page no body line shows).
 """
 
 from __future__ import annotations
