@@ -115,16 +115,15 @@ def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) ->
     return {h: v.tolist() for h, v in vectors.items()}, new, len(texts) - new
 
 
-def write_rows(store: Store, rows: list[dict], paths: list[str], dim: int, entries: list[dict]) -> tuple[int, int]:
-    """Replace the batch's chunks (one commit), then record the files in the manifest. Both are
-    idempotent, so a retry after a failure between the two is safe."""
-    written = store.replace_documents(rows, paths, dim)
-    store.write_manifest(entries)
-    return written
+def write_rows(store: Store, rows: list[dict], paths: list[str], dim: int, new: bool = False) -> tuple[int, int]:
+    """Replace the batch's chunks in one commit (``new``: files the knowledge base holds no row of,
+    appended). Its own task: a retry redoes only this commit, which either happened whole or not at
+    all — an append retried after the manifest had failed would write the rows twice."""
+    return store.replace_documents(rows, paths, dim, new)
 
 
-def write_manifest_rows(store: Store, entries: list[dict]) -> None:
-    store.write_manifest(entries)
+def write_manifest_rows(store: Store, entries: list[dict], new: bool = False) -> None:
+    store.write_manifest(entries, new)
 
 
 def forget_files(store: Store, paths: list[str]) -> int:
@@ -201,10 +200,13 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
 
     if plan.to_cut:
         dim = get_embedder(settings.embedder, settings.embed_threads).dim
+        held = _held_paths(store, plan.to_cut, manifest)
         for outcomes in _cut_batches(plan.to_cut, settings, steps):
             vectors, fresh, reused = steps.embed(outcomes, settings, store)
             rows, replaced, entries = _batch_rows(outcomes, manifest, settings, fingerprint, vectors, dim)
-            written, deleted = steps.write(store, rows, replaced, dim, entries)
+            new = not any(outcome.ref.path in held for outcome in outcomes)
+            written, deleted = steps.write(store, rows, replaced, dim, new)
+            steps.manifest(store, entries, new)
             report.count_batch(embedded=fresh, reused_vectors=reused, rows_written=written, rows_deleted=deleted)
             tally.files_done(_cut_report(outcome, outcome.ref.path in manifest) for outcome in outcomes)
             tally.batch_done()
@@ -281,6 +283,15 @@ def _batch_rows(outcomes: list[Outcome], manifest: dict[str, dict], settings: Se
         replaced.append(outcome.ref.path)
         rows.extend(chunk_rows(outcome, settings, vectors, dim, indexed_at))
     return rows, replaced, [manifest_entry(o, fingerprint, indexed_at) for o in outcomes]
+
+
+def _held_paths(store: Store, refs: list[FileRef], manifest: dict[str, dict]) -> set[str]:
+    """The paths the knowledge base already holds something of — a manifest row, or chunk rows a run
+    killed before recording them left — so a batch of files outside it can be appended. The chunk
+    table is read (its ``source`` column, once) only when some file to cut has no manifest row."""
+    if all(ref.path in manifest for ref in refs):
+        return set(manifest)
+    return set(manifest) | store.sources()
 
 
 def _touched_entries(unchanged: list[FileRef], manifest: dict[str, dict]) -> list[dict]:

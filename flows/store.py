@@ -7,9 +7,18 @@ hash and holds no document rows, so all KBs share it.
 
 Writes: a batch of files' chunks replaces those files' old chunks in one ``merge_insert`` commit
 (keyed on chunk id, deleting the files' rows that are not in the new set), so a reader sees each
-file either as it was or as it is now. The manifest row of a file is written after its chunks: if
-a run dies in between, the next run sees the file as changed and redoes it. Predicates are built
+file either as it was or as it is now. A batch of files the knowledge base has never held — no
+manifest row and no chunk row (:meth:`Store.sources`) — is appended with one ``add`` instead: a
+``merge_insert`` joins the batch against the whole table, so its cost grew with the table (82 →
+276 ms a batch of 256 files over the first 100,000 rows, and +230 MB), where ``add`` stays flat
+(about 25 ms). The manifest row of a file is written after its chunks: if a run dies in between,
+the next run sees the file as changed, finds its rows, and replaces them. Predicates are built
 with :func:`sql_string`, so no file name can widen a delete.
+
+LanceDB caches table metadata (every version's manifest) and index pages per process, by default
+up to several GiB; seams opens every connection in one session with bounded caches
+(:data:`METADATA_CACHE_BYTES`, :data:`INDEX_CACHE_BYTES`), so a run that commits hundreds of
+batches does not grow with them.
 
 The chunk rows carry, beside the flat columns seams filters on, an ``id`` and a ``metadata`` struct
 (:func:`chunk_schema`): the layout LangChain's and LlamaIndex's LanceDB stores read. A table written
@@ -49,6 +58,24 @@ CACHE = "embedding_cache"
 def cache_table_name(embedder: str) -> str:
     """One cache table per embedder: LanceDB stores a ``vector`` column with one fixed width."""
     return f"{CACHE}__" + re.sub(r"[^A-Za-z0-9_-]", "_", embedder)
+
+#: LanceDB's per-process caches (see the module docstring): table metadata, and index pages (what a
+#: search reads again; a knowledge base's full-text and vector indexes fit it up to about a million
+#: chunks).
+METADATA_CACHE_BYTES = 64 << 20
+INDEX_CACHE_BYTES = 256 << 20
+_SESSION = None
+
+
+def session():
+    """The one LanceDB session of this process, with bounded caches."""
+    global _SESSION
+    if _SESSION is None:
+        import lancedb
+
+        _SESSION = lancedb.Session(index_cache_size_bytes=INDEX_CACHE_BYTES,
+                                   metadata_cache_size_bytes=METADATA_CACHE_BYTES)
+    return _SESSION
 
 #: From this many chunk rows on, vector search goes through an IVF_PQ index (with exact re-ranking
 #: of the candidates); below it, flat search is exact and takes milliseconds.
@@ -254,7 +281,7 @@ class Store:
 
         self.uri = uri
         self.kb = kb
-        self.db = lancedb.connect(uri)
+        self.db = lancedb.connect(uri, session=session())
 
     # -- tables ------------------------------------------------------------------------------
     def _name(self, table: str) -> str:
@@ -328,11 +355,16 @@ class Store:
             return {}
         return {row["path"]: row for row in table.to_arrow().to_pylist()}
 
-    def write_manifest(self, entries: Sequence[dict]) -> None:
+    def write_manifest(self, entries: Sequence[dict], new: bool = False) -> None:
+        """Record files (one commit); ``new``: none of them has a manifest row yet, so they are
+        appended rather than merged on ``path``."""
         if not entries:
             return
         table = self.manifest_table(create=True)
         data = pa.Table.from_pylist(list(entries), schema=MANIFEST_SCHEMA)
+        if new:
+            table.add(data)
+            return
         table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all().execute(data)
 
     def forget(self, paths: Sequence[str]) -> int:
@@ -361,20 +393,29 @@ class Store:
         """
         import os
 
-        import pyarrow.compute as pc
-
         chunks = self.chunks_table()
         if chunks is None:
             return []
         if chunks.count_rows() == sum(row["chunks"] or 0 for row in manifest.values()):
             return []
-        sources = pc.unique(chunks.search().select(["source"]).limit(None).to_arrow()["source"]).to_pylist()
-        return sorted(s for s in sources if s is not None and s not in manifest and not os.path.lexists(s))
+        return sorted(s for s in self.sources() if s not in manifest and not os.path.lexists(s))
+
+    def sources(self) -> set[str]:
+        """The paths of the files that have chunk rows (one read of the ``source`` column)."""
+        import pyarrow.compute as pc
+
+        chunks = self.chunks_table()
+        if chunks is None or chunks.count_rows() == 0:
+            return set()
+        column = chunks.search().select(["source"]).limit(None).to_arrow()["source"]
+        return {s for s in pc.unique(column).to_pylist() if s is not None}
 
     # -- chunks ------------------------------------------------------------------------------
-    def replace_documents(self, rows: Sequence[dict], paths: Sequence[str], dim: int) -> tuple[int, int]:
+    def replace_documents(self, rows: Sequence[dict], paths: Sequence[str], dim: int,
+                          new: bool = False) -> tuple[int, int]:
         """Make the chunks of the files at ``paths`` exactly ``rows``, in one commit. Returns (written,
-        deleted)."""
+        deleted). ``new``: the table holds no row of these files (the caller checked with
+        :meth:`sources`), so the rows are appended, not merged."""
         if not paths:
             return 0, 0
         table = self.chunks_table(dim)
@@ -383,6 +424,10 @@ class Store:
             raise UsageError(f"knowledge base {self.kb!r} holds {stored_dim}-d vectors, this embedder makes {dim}-d "
                              f"ones; index into another --kb (or delete this one) to change embedders")
         data = pa.Table.from_pylist(chunk_records(rows), schema=chunk_schema(dim))
+        if new:
+            if data.num_rows:
+                table.add(data)
+            return data.num_rows, 0
         if data.num_rows == 0:
             return 0, table.delete(in_list("source", paths)).num_deleted_rows
         result = (
@@ -483,8 +528,9 @@ class Store:
         for start in range(0, len(unique), 500):
             part = unique[start:start + 500]
             where = f"embedder = {sql_string(embedder)} AND {in_list('text_hash', part)}"
-            for row in table.search().where(where).limit(len(part) * 2).to_arrow().to_pylist():
-                found[row["text_hash"]] = np.asarray(row["vector"], dtype=np.float32)
+            for row in table.search().where(where).limit(None).to_arrow().to_pylist():
+                if row["text_hash"] not in found:  # the first row cached for a text (rows are appended)
+                    found[row["text_hash"]] = np.asarray(row["vector"], dtype=np.float32)
         return found
 
     def cache_vectors(self, embedder: str, items: dict[str, np.ndarray]) -> None:
@@ -501,7 +547,10 @@ class Store:
         if table is None:
             self.db.create_table(cache_table_name(embedder), data=data, exist_ok=True)
             return
-        table.merge_insert("key").when_not_matched_insert_all().execute(data)
+        # Appended, not merged on ``key``: the callers cache only what :meth:`cached_vectors` did not
+        # find, and a merge joins the batch against the whole cache. A key written twice (two runs
+        # embedding the same text at once) keeps its first vector: lookups take the first row.
+        table.add(data)
 
 
 def _same_columns(stored: pa.Schema, wanted: pa.Schema) -> bool:

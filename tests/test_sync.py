@@ -309,6 +309,52 @@ def test_deleting_in_one_knowledge_base_never_touches_another(prefect_harness, t
     assert Store(str(db), "beta").manifest() == beta_manifest
 
 
+def test_files_the_knowledge_base_never_held_are_appended_and_the_others_merged(tmp_path, monkeypatch):
+    """A merge_insert joins a batch against the whole table (its cost grows with the knowledge base);
+    a batch of files it holds nothing of is appended instead — and a file left with chunk rows but
+    no manifest row by a killed run is merged, not appended twice."""
+    import lancedb.table
+
+    from flows.ingest import Steps, run_ingest, write_rows
+
+    merged: list[str] = []
+    real_merge_insert = lancedb.table.LanceTable.merge_insert
+
+    def merge_insert(self, on):
+        merged.append(on)
+        return real_merge_insert(self, on)
+
+    monkeypatch.setattr(lancedb.table.LanceTable, "merge_insert", merge_insert)
+    root = tmp_path / "docs"
+    for n in range(5):
+        write(root / f"doc{n}.txt", f"문서 {n}번의 내용입니다. Document number {n}.")
+    config = Settings(db=str(tmp_path / "db"), embedder="hashing", workers=0, batch_files=2)
+    assert run_ingest([str(root)], config, Steps()).count("added") == 5
+    assert merged == []
+    store = Store(config.db)
+    assert store.count() == 5 and len(store.manifest()) == 5
+
+    write(root / "doc0.txt", "바뀐 문서입니다. A changed document.")
+    write(root / "late.txt", "새 문서입니다. A new one.")
+    report = run_ingest([str(root)], config, Steps())
+    assert (report.count("updated"), report.count("added")) == (1, 1)
+    assert sorted(merged) == ["chunk_id", "path"]  # one batch: the changed file and the new one
+    assert store.count() == 6
+
+    def killed_after_the_chunks(store, rows, paths, dim, new=False):
+        write_rows(store, rows, paths, dim, new)
+        raise KeyboardInterrupt
+
+    write(root / "unrecorded.txt", "기록되지 않은 문서입니다.")
+    with pytest.raises(KeyboardInterrupt):
+        run_ingest([str(root)], config, Steps(write=killed_after_the_chunks))
+    merged.clear()
+    run_ingest([str(root)], config, Steps())
+    assert merged == ["chunk_id", "path"]
+    assert sorted(r["doc_id"] for r in store.rows(["doc_id"])) == sorted([f"doc{n}.txt" for n in range(5)]
+                                                                         + ["late.txt", "unrecorded.txt"])
+
+
 def test_files_of_an_unreadable_folder_show_as_kept_in_the_report(tmp_path, monkeypatch):
     from flows.ingest import Steps, run_ingest
     from flows.settings import Settings
@@ -344,8 +390,8 @@ def test_chunks_of_a_file_gone_before_its_manifest_row_was_written_are_removed(t
     write(root / "doomed.txt", "Zeppelin notes that are deleted before they were recorded.")
     config = Settings(db=str(tmp_path / "db"), embedder="hashing", workers=0)
 
-    def killed_after_the_chunks(store, rows, paths, dim, entries):
-        store.replace_documents(rows, paths, dim)
+    def killed_after_the_chunks(store, rows, paths, dim, new=False):
+        write_rows(store, rows, paths, dim, new)
         raise KeyboardInterrupt  # dies before the manifest commit
 
     with pytest.raises(KeyboardInterrupt):
