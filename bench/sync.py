@@ -3,9 +3,10 @@
 1. Sync: a first ingest, an unchanged re-run and a re-run after one file changed, into one
    database. The re-runs should cost a small fraction of the first: unchanged files are skipped on
    size and mtime (no reading, parsing or embedding), a changed file is cut and written alone.
-2. Writes: the rows of that first ingest written again into fresh tables, the way seams writes
-   them (``Store.replace_documents``, one ``merge_insert`` commit per batch of files) and as one
-   bulk ``table.add`` — the floor for getting those rows into LanceDB.
+2. Writes: the rows of that first ingest written again into fresh tables, the two ways seams writes
+   them — one ``merge_insert`` commit per batch of files (``Store.replace_documents``: files the
+   knowledge base already holds) and one ``add`` per batch (``new=True``: files it never held, as
+   in a first ingest) — and as one bulk ``table.add``, the floor for getting those rows into LanceDB.
 
 Everything runs ``flows.ingest.run_ingest`` with the plain step functions, i.e. the flow's data path
 without Prefect (``bench/orchestrate.py`` measures what Prefect adds), with the ``hashing``
@@ -93,11 +94,11 @@ def main() -> None:
             by_file.setdefault(row["source"], []).append(row)
         doc_ids = sorted(by_file)
 
-        def seams_writes() -> int:
-            store = Store(str(Path(tmp) / "w1"))
+        def seams_writes(folder: str, new: bool) -> int:
+            store = Store(str(Path(tmp) / folder))
             for start in range(0, len(doc_ids), args.batch):
                 part = doc_ids[start:start + args.batch]
-                store.replace_documents([r for d in part for r in by_file[d]], part, dim)
+                store.replace_documents([r for d in part for r in by_file[d]], part, dim, new)
             return store.chunks_table().version
 
         def bulk_add() -> int:
@@ -107,7 +108,8 @@ def main() -> None:
             table.add(pa.Table.from_pylist(rows, schema=chunk_schema(dim)))
             return table.version
 
-        seams_version, seams_s = timed(seams_writes)
+        seams_version, seams_s = timed(seams_writes, "w1", False)
+        new_version, new_s = timed(seams_writes, "w3", True)
         bulk_version, bulk_s = timed(bulk_add)
         store = Store(str(Path(tmp) / "w1"))
         fragments = store.chunks_table().stats()["fragment_stats"]["num_fragments"]
@@ -126,6 +128,8 @@ def main() -> None:
     print(f"|{'-' * 44}|{'-' * 9}|{'-' * 10}|{'-' * 10}|")
     print(f"| {'seams replace_documents (merge_insert)':42} | {seams_version - 1:7} | {seams_s:8.2f} | "
           f"{len(rows) / seams_s:8,.0f} |")
+    print(f"| {'seams replace_documents, new files (add)':42} | {new_version - 1:7} | {new_s:8.2f} | "
+          f"{len(rows) / new_s:8,.0f} |")
     print(f"| {'one bulk table.add':42} | {bulk_version - 1:7} | {bulk_s:8.2f} | {len(rows) / bulk_s:8,.0f} |")
     print(f"\nafter the batched writes: {fragments} fragments; Store.maintain (text indexes + compaction) "
           f"{maintain_s:.2f} s")
