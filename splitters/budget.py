@@ -268,6 +268,16 @@ def _pack_words(text: str, start: int, end: int, header: str, count: TokenCounte
     return pieces
 
 
+def _step_count(text: str, gap_start: int, segment: _Segment, count: TokenCounter) -> int:
+    """What a segment adds to a piece: its tokens with the gap before it. After a single line break
+    and before a letter or digit, cl100k's pre-tokeniser always splits at the break, so the break
+    and the segment are counted apart — both counts are memoised (the segment's from when it was
+    cut), where counting them together would tokenise every table row a second time."""
+    if segment.start - gap_start == 1 and text[gap_start] == "\n" and text[segment.start].isalnum():
+        return count("\n") + count(text[segment.start:segment.end])
+    return count(text[gap_start:segment.end])
+
+
 def _pack(text: str, segments: list[_Segment], count: TokenCounter, limit: int) -> list[_Segment]:
     """Greedy packing of consecutive segments into pieces of at most ``limit`` tokens.
 
@@ -286,7 +296,7 @@ def _pack(text: str, segments: list[_Segment], count: TokenCounter, limit: int) 
         estimate = count(first.header + text[first.start:first.end])
         stop = index + 1
         while stop < len(segments) and not segments[stop].sealed:
-            step = count(text[segments[stop - 1].end:segments[stop].end])
+            step = _step_count(text, segments[stop - 1].end, segments[stop], count)
             if estimate + step > limit:
                 break
             estimate += step

@@ -498,3 +498,19 @@ def test_budget_holds_with_a_counter_that_does_not_add_up(strategy):
     chunks = split_document(doc, strategy, count, budget)
     assert all(c.tokens == count(c.text) <= budget.max_tokens for c in chunks)
     assert covered(doc, chunks)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(previous=st.text(alphabet="가나다 abc 123 .,|()-:\n", max_size=30),
+       row=st.text(alphabet="가나다라 abcXYZ 0123456789 .,|()-:%\n\t", min_size=1, max_size=40))
+def test_a_packed_segment_is_priced_as_it_is_counted_with_the_line_break_before_it(previous: str, row: str) -> None:
+    # Packing prices each next segment (a table row, a sentence) with the gap before it; after a
+    # lone line break and before a letter or digit it adds the two memoised counts instead of
+    # tokenising the row again — which must equal counting them together.
+    from splitters import cl100k_counter
+    from splitters.budget import _Segment, _step_count
+
+    count = cl100k_counter()
+    text = previous + "\n" + row
+    segment = _Segment(len(previous) + 1, len(text))
+    assert _step_count(text, len(previous), segment, count) == count(text[len(previous):])
