@@ -41,6 +41,7 @@ schedule for months stays near the size of a fresh ingest.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -64,18 +65,14 @@ def cache_table_name(embedder: str) -> str:
 #: chunks).
 METADATA_CACHE_BYTES = 64 << 20
 INDEX_CACHE_BYTES = 256 << 20
-_SESSION = None
 
 
+@functools.cache
 def session():
     """The one LanceDB session of this process, with bounded caches."""
-    global _SESSION
-    if _SESSION is None:
-        import lancedb
+    import lancedb
 
-        _SESSION = lancedb.Session(index_cache_size_bytes=INDEX_CACHE_BYTES,
-                                   metadata_cache_size_bytes=METADATA_CACHE_BYTES)
-    return _SESSION
+    return lancedb.Session(index_cache_size_bytes=INDEX_CACHE_BYTES, metadata_cache_size_bytes=METADATA_CACHE_BYTES)
 
 #: From this many chunk rows on, vector search goes through an IVF_PQ index (with exact re-ranking
 #: of the candidates); below it, flat search is exact and takes milliseconds.
