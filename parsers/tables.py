@@ -13,7 +13,8 @@ over rows ``1..k`` makes rows ``1..k`` headers.
 Merged ranges are filled so that every row can be read on its own in a chunk:
 
 - in header rows every cell under a merged label gets the label (``기간 | 기간 | 실적 | 실적``),
-  except a title merged across the whole width, which is kept once;
+  except a title — a range merged from the first column that holds the only text of its row,
+  whether or not it reaches the last column — which is kept once;
 - in data rows a label merged down over several rows is repeated in its first column of each row
   (a category cell spanning its rows); cells merged sideways stay empty, so text is not repeated
   along a row;
@@ -151,11 +152,12 @@ MAX_REPEATED_LABEL = 40
 
 
 def _fill_spans(grid: list[list[str]], spans: Sequence[Span], header_rows: int, width: int) -> None:
+    titles = {span for span in spans if span.col == 0 and _alone_in_its_row(grid[span.row], span)}
     for span in spans:
         value = grid[span.row][span.col]
         if not value or len(value) > MAX_REPEATED_LABEL:
             continue
-        title = span.col == 0 and span.last_col >= width - 1
+        title = span in titles
         for r in range(span.row, min(span.last_row, len(grid) - 1) + 1):
             for c in range(span.col, min(span.last_col, width - 1) + 1):
                 if (r, c) == (span.row, span.col) or grid[r][c]:
@@ -165,6 +167,13 @@ def _fill_spans(grid: list[list[str]], spans: Sequence[Span], header_rows: int, 
                         grid[r][c] = value
                 elif c == span.col and r > span.row:
                     grid[r][c] = value
+
+
+def _alone_in_its_row(row: Sequence[str], span: Span) -> bool:
+    """A range merged from the first column that holds the only text of its row is the table's
+    title or a caption row (``3. Analyses by segment`` over eight of ten columns), not a group
+    label over some of the columns: nothing beside it needs the label to be read."""
+    return not any(cell for c, cell in enumerate(row) if c < span.col or c > span.last_col)
 
 
 def _reindex(spans: Sequence[Span], keep: Sequence[int]) -> list[Span]:

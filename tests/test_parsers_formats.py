@@ -120,6 +120,19 @@ def test_long_merged_notes_and_titles_are_not_repeated() -> None:
     assert [row[2] for row in table.rows[2:]] == [note, "", ""], "a long merged note is read once"
 
 
+def test_a_title_merged_over_part_of_the_width_is_kept_once_and_group_labels_still_spread() -> None:
+    # A sheet's title merged over the first three of four columns: the fourth holds a period label
+    # further down, so the title does not reach the table's last column.
+    grid = [["3. Analyses by segment", "", "", ""], ["In millions of CHF", "", "", "January–June 2023"],
+            ["", "Sales", "Profit", "Margin"], ["Zone NA", "12553", "2713", "21.6%"]]
+    table = make_table(grid, [Span(0, 0, 0, 2)])
+    assert table.rows[0] == ("3. Analyses by segment", "", "", ""), "a title is read once, not three times"
+    # Two labels side by side are column groups, each spread over its own columns.
+    grid = [["평가정보 목록", "", "", "지니데이타", ""], ["구분", "No", "제목", "제목", "비고"], ["조직", "1", "정관", "정관", "조직_1"]]
+    table = make_table(grid, [Span(0, 0, 0, 2), Span(0, 3, 0, 4)])
+    assert table.rows[0] == ("평가정보 목록",) * 3 + ("지니데이타",) * 2
+
+
 # -------------------------------------------------------------------------------------------- xlsx
 
 
