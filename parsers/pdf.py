@@ -36,6 +36,7 @@ thread-safe: parse PDFs in processes (as the flow does), not in threads of one p
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 from collections import Counter
@@ -43,7 +44,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from parsers.errors import CorruptFile, EncryptedFile, TooLarge
 from parsers.model import Block, Document, Locator, PageInfo, Properties, Table
@@ -163,9 +164,13 @@ def _read_page(pdf: Any, index: int, tables: _TableFinder) -> _Page:
         textpage = page.get_textpage()
         try:
             result = _Page(index + 1, float(width), float(height))
-            found = tables.find(index, textpage, transform) if _may_have_table(page) else []
+            # Lines are measured at a few glyphs each, twice (where they break, what they hold); a
+            # page with tables boxes every glyph for its cells, then again for the lines around
+            # them: each glyph is asked of pdfium once.
+            box = functools.cache(_char_box(textpage, transform))
+            found = tables.find(index, textpage, transform, box) if _may_have_table(page) else []
             result.tables = found
-            result.lines = _text_lines(textpage, transform, [t.bbox for t in found])
+            result.lines = _text_lines(textpage, box, [t.bbox for t in found])
         finally:
             textpage.close()
     finally:
@@ -220,7 +225,11 @@ class _Transform:
         return min(xs), min(ys), max(xs), max(ys)
 
 
-def _char_box(textpage: Any, transform: _Transform) -> Callable[[int], tuple[float, float, float, float]]:
+#: A character's loose box in display space (x0, top, x1, bottom), by its index on the page.
+_CharBox = Callable[[int], tuple[float, float, float, float]]
+
+
+def _char_box(textpage: Any, transform: _Transform) -> _CharBox:
     """A character's loose box in display space, by index: ``transform.to_display`` of
     ``textpage.get_charbox(i, loose=True)``, with one reused rectangle and the arithmetic inline (it
     runs for every glyph of a page with a table)."""
@@ -237,12 +246,14 @@ def _char_box(textpage: Any, transform: _Transform) -> Callable[[int], tuple[flo
         left, bottom, right, top = rect.left, rect.bottom, rect.right, rect.top
         x0, x1 = a * left + b * bottom + e, a * right + b * top + e
         y0, y1 = c * left + d * bottom + f, c * right + d * top + f
-        return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
+        # Comparisons, not min()/max(): this is the hottest line of a page with a table.
+        return (x0, y0, x1, y1) if x0 <= x1 and y0 <= y1 else (x0 if x0 <= x1 else x1, y0 if y0 <= y1 else y1,
+                                                             x1 if x0 <= x1 else x0, y1 if y0 <= y1 else y0)
 
     return box
 
 
-def _text_lines(textpage: Any, transform: _Transform, table_boxes: Sequence[tuple[float, ...]]) -> list[_Line]:
+def _text_lines(textpage: Any, box: _CharBox, table_boxes: Sequence[tuple[float, ...]]) -> list[_Line]:
     """The page's text lines in pdfium's (content) order, with display-space boxes."""
     import pypdfium2.raw as pdfium_c
 
@@ -254,7 +265,6 @@ def _text_lines(textpage: Any, transform: _Transform, table_boxes: Sequence[tupl
         text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i) or 32) for i in range(count))
     text = text.translate(_SOFT_HYPHENS)
 
-    box = _char_box(textpage, transform)
     lines: list[_Line] = []
     for start, end in _visual_lines(text, box):
         visible = _sample(text, start, end)
@@ -383,14 +393,14 @@ class _TableFinder:
     def __init__(self) -> None:
         self.warnings: list[str] = []
 
-    def find(self, index: int, textpage: Any, transform: _Transform) -> list[_FoundTable]:
+    def find(self, index: int, textpage: Any, transform: _Transform, box: _CharBox) -> list[_FoundTable]:
         from pdfplumber.table import TableFinder
 
         try:
             page = textpage.page
             width, height = page.get_size()
             found = TableFinder(_EdgePage(_ruling_edges(page, transform), (0.0, 0.0, width, height))).tables
-            glyphs = _Glyphs.of(textpage, transform) if found else None
+            glyphs = _Glyphs.of(textpage, box) if found else None
 
             def cell_text(box: Sequence[float] | None) -> str | None:
                 return None if box is None or glyphs is None else glyphs.read(tuple(box))
@@ -534,8 +544,10 @@ def _compose(inner: tuple[float, ...], outer: tuple[float, ...]) -> tuple[float,
             e * oa + f * oc + oe, e * ob + f * od + of)
 
 
-@dataclass(frozen=True)
-class _Glyph:
+class _Glyph(NamedTuple):
+    """One visible character (a tuple, with its derived measures stored: a page with a table makes
+    thousands, and reading its cells looks at each several times)."""
+
     char: str
     x0: float
     top: float
@@ -545,14 +557,9 @@ class _Glyph:
     # What pdfium put between this glyph and the next one in the content stream: "" (nothing),
     # " " (a word space) or "\n" (a line break: on one visual line, the gap decides).
     after: str
-
-    @property
-    def middle(self) -> float:
-        return (self.top + self.bottom) / 2
-
-    @property
-    def height(self) -> float:
-        return max(self.bottom - self.top, 0.5)
+    middle: float  # vertical
+    centre: float  # horizontal
+    height: float  # at least half a point
 
 
 #: Between two glyphs that are not neighbours in the content stream, a gap wider than this share
@@ -572,19 +579,19 @@ class _Glyphs:
     middles: tuple[float, ...]
 
     @classmethod
-    def of(cls, textpage: Any, transform: _Transform) -> _Glyphs:
+    def of(cls, textpage: Any, box: _CharBox) -> _Glyphs:
         count = textpage.count_chars()
         text = textpage.get_text_range() if count > 0 else ""
         glyphs: list[_Glyph] = []
         if len(text) == count:
             text = text.translate(_SOFT_HYPHENS)
             visible = [i for i, char in enumerate(text) if not char.isspace()]
-            box = _char_box(textpage, transform)
             for n, i in enumerate(visible):
                 x0, top, x1, bottom = box(i)
                 between = text[i + 1:visible[n + 1]] if n + 1 < len(visible) else ""
                 after = "\n" if "\n" in between or "\r" in between else (" " if between else "")
-                glyphs.append(_Glyph(text[i], x0, top, x1, bottom, n, after))
+                glyphs.append(_Glyph(text[i], x0, top, x1, bottom, n, after, (top + bottom) / 2, (x0 + x1) / 2,
+                                     max(bottom - top, 0.5)))
         glyphs.sort(key=lambda g: (g.middle, g.x0))
         return cls(tuple(glyphs), tuple(g.middle for g in glyphs))
 
@@ -593,7 +600,7 @@ class _Glyphs:
         glyphs left to right, a space where the gap between two glyphs is a word's."""
         x0, top, x1, bottom = box
         low, high = bisect.bisect_left(self.middles, top), bisect.bisect_right(self.middles, bottom)
-        inside = [g for g in self.glyphs[low:high] if x0 <= (g.x0 + g.x1) / 2 <= x1]
+        inside = [g for g in self.glyphs[low:high] if x0 <= g.centre <= x1]
         lines: list[list[_Glyph]] = []
         for glyph in inside:  # already sorted by their middles
             if lines and glyph.middle - lines[-1][0].middle <= 0.5 * min(glyph.height, lines[-1][0].height):
@@ -602,7 +609,7 @@ class _Glyphs:
                 lines.append([glyph])
         out = []
         for line in lines:
-            line.sort(key=lambda g: (g.x0 + g.x1) / 2)
+            line.sort(key=lambda g: g.centre)
             parts = [line[0].char]
             for before, glyph in itertools.pairwise(line):
                 if glyph.index == before.index + 1 and before.after != "\n":
