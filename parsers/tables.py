@@ -33,7 +33,7 @@ from parsers.model import Table
 MAX_HEADER_ROWS = 3
 
 _WHITESPACE = re.compile(r"\s+")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\u200b\ufeff]")
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff]")  # \v (a soft line break in Office files) is a space
 _VALUE = re.compile(
     r"""^[-+(]?\s*[₩$€£¥]?\s*[-+]?\s*(\d[\d,]*(\.\d+)?|\.\d+)\s*(%|원|억원|만원|천원|[kKmMbB])?\)?$"""  # amounts
     r"""|^\d{4}[-./]\s?\d{1,2}([-./]\s?\d{1,2})?\.?(\s+\d{1,2}:\d{2}(:\d{2})?)?$"""  # 2025-01-04, 2025. 3.

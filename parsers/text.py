@@ -22,7 +22,7 @@ _MD_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _WIKI_HEADING = re.compile(r"^\s*((?:=\s*){1,6})([^=\s](?:[^=]*[^=\s])?)\s*((?:=\s*){1,6})$")
 _MD_CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _MD_RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\u200b\ufeff]")
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff]")  # \v (a soft line break in Office files) is a space
 
 
 def normalize_line(line: str) -> str:

@@ -224,6 +224,27 @@ def test_docx_footnotes_and_macro_enabled_type(tmp_path: Path) -> None:
 # -------------------------------------------------------------------------------------------- pptx
 
 
+def test_a_soft_line_break_in_a_slide_keeps_the_words_apart(tmp_path: Path) -> None:
+    """PowerPoint's soft line break (Shift+Enter, ``<a:br/>``) reaches python-pptx as a vertical
+    tab; read as a control character it glued "Bullant" to "6주차"."""
+    from pptx import Presentation
+
+    path = make_pptx(tmp_path / "deck.pptx", [Slide("제목", ["본문"])])
+    deck = Presentation(str(path))
+    title = deck.slides[0].shapes.title.text_frame.paragraphs[0]
+    title.text = "Bullant"
+    title.add_line_break()
+    title.add_run().text = "6주차 주간 발표"
+    cell = deck.slides[0].shapes.add_table(2, 2, 0, 0, 100, 100).table.cell(1, 0).text_frame.paragraphs[0]
+    cell.text = "전화번호"
+    cell.add_line_break()
+    cell.add_run().text = "알림 설정"
+    deck.save(str(path))
+    text = parse(path).text
+    assert "Bullant 6주차 주간 발표" in text
+    assert "전화번호 알림 설정" in text
+
+
 def test_hidden_slide_and_chart_are_read(tmp_path: Path) -> None:
     from pptx import Presentation
     from pptx.chart.data import CategoryChartData
