@@ -36,6 +36,7 @@ thread-safe: parse PDFs in processes (as the flow does), not in threads of one p
 from __future__ import annotations
 
 import bisect
+import ctypes
 import functools
 import itertools
 import re
@@ -168,9 +169,13 @@ def _read_page(pdf: Any, index: int, tables: _TableFinder) -> _Page:
             # page with tables boxes every glyph for its cells, then again for the lines around
             # them: each glyph is asked of pdfium once.
             box = functools.cache(_char_box(textpage, transform))
-            found = tables.find(index, textpage, transform, box) if _may_have_table(page) else []
+            text = _page_text(textpage)
+            lost = _lost_glyphs(page, textpage)
+            if lost:
+                text, box = _with_glyphs(text, box, _read_lost(pdf, index, lost, transform))
+            found = tables.find(index, textpage, transform, text, box) if _may_have_table(page) else []
             result.tables = found
-            result.lines = _text_lines(textpage, box, [t.bbox for t in found])
+            result.lines = _text_lines(text, box, [t.bbox for t in found])
         finally:
             textpage.close()
     finally:
@@ -191,8 +196,6 @@ class _Transform:
 
     @classmethod
     def of(cls, page: Any, width: float, height: float) -> _Transform:
-        import ctypes
-
         import pypdfium2.raw as pdfium_c
 
         scale = 16  # FPDF_PageToDevice returns integers; measure at 1/16 point
@@ -253,18 +256,121 @@ def _char_box(textpage: Any, transform: _Transform) -> _CharBox:
     return box
 
 
-def _text_lines(textpage: Any, box: _CharBox, table_boxes: Sequence[tuple[float, ...]]) -> list[_Line]:
-    """The page's text lines in pdfium's (content) order, with display-space boxes."""
+def _page_text(textpage: Any) -> str:
+    """The page's text, one character per pdfium character index."""
     import pypdfium2.raw as pdfium_c
 
     count = textpage.count_chars()
     if count <= 0:
-        return []
+        return ""
     text = textpage.get_text_range()
     if len(text) != count:  # text and char indexes differ (rare): rebuild the text char by char
         text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i) or 32) for i in range(count))
-    text = text.translate(_SOFT_HYPHENS)
+    return text.translate(_SOFT_HYPHENS)
 
+
+def _lost_glyphs(page: Any, textpage: Any) -> list[int]:
+    """The page's text objects (by index) that draw a glyph pdfium's text page left out.
+
+    pdfium drops a text object it takes for a duplicate of the one before it (a word drawn twice
+    for a bold look) by their boxes; files printed from Hangul draw each glyph as an object of its
+    own, and the glyph after a digit and a space can overlap that box: "제8조(전보)" reads
+    "제8 (전보)" and the article's header is lost. Such an object has a size but no text."""
+    import pypdfium2.raw as pdfium_c
+
+    lost = []
+    raw, text_raw = page.raw, textpage.raw
+    left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+    for i in range(pdfium_c.FPDFPage_CountObjects(raw)):
+        obj = pdfium_c.FPDFPage_GetObject(raw, i)
+        if pdfium_c.FPDFPageObj_GetType(obj) != pdfium_c.FPDF_PAGEOBJ_TEXT:
+            continue
+        if pdfium_c.FPDFTextObj_GetText(obj, text_raw, None, 0) > 2:  # bytes, with the terminator
+            continue
+        if pdfium_c.FPDFPageObj_GetBounds(obj, left, bottom, right, top) and \
+                right.value - left.value >= 1 and top.value - bottom.value >= 1:
+            lost.append(i)
+    return lost
+
+
+def _read_lost(pdf: Any, index: int, lost: Sequence[int], transform: _Transform) -> list[_Glyph]:
+    """The text of the dropped objects, read on a second copy of the page that holds only them
+    (nothing left to be taken for their original), with their display boxes. The copy is closed
+    unsaved: the document is unchanged."""
+    import pypdfium2.raw as pdfium_c
+
+    page = pdf[index]
+    keep = set(lost)
+    objects = [pdfium_c.FPDFPage_GetObject(page.raw, i) for i in range(pdfium_c.FPDFPage_CountObjects(page.raw))]
+    mine = [objects[i] for i in lost]
+    removed = []
+    try:
+        for i, obj in enumerate(objects):
+            if i not in keep and pdfium_c.FPDFPageObj_GetType(obj) == pdfium_c.FPDF_PAGEOBJ_TEXT \
+                    and pdfium_c.FPDFPage_RemoveObject(page.raw, obj):
+                removed.append(obj)
+        textpage = pdfium_c.FPDFText_LoadPage(page.raw)
+        glyphs = []
+        try:
+            left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+            for obj in mine:
+                size = pdfium_c.FPDFTextObj_GetText(obj, textpage, None, 0)
+                buffer = (ctypes.c_ushort * max(size // 2, 1))()
+                pdfium_c.FPDFTextObj_GetText(obj, textpage, buffer, size)
+                text = normalize_line(bytes(buffer).decode("utf-16-le", "replace").replace("\x00", ""))
+                if text and pdfium_c.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+                    x0, top_, x1, bottom_ = transform.to_display((left.value, bottom.value, right.value, top.value))
+                    glyphs.append(_Glyph(text, x0, top_, x1, bottom_, -1, "", (top_ + bottom_) / 2, (x0 + x1) / 2,
+                                         max(bottom_ - top_, 0.5)))
+        finally:
+            pdfium_c.FPDFText_ClosePage(textpage)
+    finally:
+        for obj in removed:
+            pdfium_c.FPDFPageObj_Destroy(obj)
+        page.close()
+    return glyphs
+
+
+def _with_glyphs(text: str, box: _CharBox, glyphs: Sequence[_Glyph]) -> tuple[str, _CharBox]:
+    """``text`` with each recovered glyph put back after the glyph to its left on its line (or
+    before the first one to its right), and a box function over the new indexes. Text already read
+    in its place is the duplicate pdfium meant to drop."""
+    visible = [(i, box(i)) for i, char in enumerate(text) if not char.isspace()]
+    inserts: dict[int, list[_Glyph]] = {}
+    for glyph in glyphs:
+        line = [(i, b) for i, b in visible
+                if min(b[3], glyph.bottom) - max(b[1], glyph.top) > 0.5 * min(b[3] - b[1], glyph.height)]
+        slack = 0.25 * glyph.height
+        there = "".join(text[i] for i, b in line if glyph.x0 - slack <= (b[0] + b[2]) / 2 <= glyph.x1 + slack)
+        if glyph.char.replace(" ", "") in there:
+            continue
+        left = [(b[0], i) for i, b in line if (b[0] + b[2]) / 2 < glyph.centre]
+        right = [(b[0], i) for i, b in line if (b[0] + b[2]) / 2 >= glyph.centre]
+        at = max(left)[1] + 1 if left else min(right)[1] if right else len(text)
+        inserts.setdefault(at, []).append(glyph)
+    if not inserts:
+        return text, box
+    parts: list[str] = []
+    where: list[int | tuple[float, float, float, float]] = []
+    for i in range(len(text) + 1):
+        for glyph in inserts.get(i, ()):  # at the end: a line of its own
+            parts.append(glyph.char if i < len(text) or not text else "\n" + glyph.char)
+            where.extend([(glyph.x0, glyph.top, glyph.x1, glyph.bottom)] * len(parts[-1]))
+        if i < len(text):
+            parts.append(text[i])
+            where.append(i)
+
+    def spliced(index: int) -> tuple[float, float, float, float]:
+        origin = where[index]
+        return box(origin) if isinstance(origin, int) else origin
+
+    return "".join(parts), spliced
+
+
+def _text_lines(text: str, box: _CharBox, table_boxes: Sequence[tuple[float, ...]]) -> list[_Line]:
+    """The page's text lines in pdfium's (content) order, with display-space boxes."""
+    if not text:
+        return []
     lines: list[_Line] = []
     for start, end in _visual_lines(text, box):
         visible = _sample(text, start, end)
@@ -393,14 +499,14 @@ class _TableFinder:
     def __init__(self) -> None:
         self.warnings: list[str] = []
 
-    def find(self, index: int, textpage: Any, transform: _Transform, box: _CharBox) -> list[_FoundTable]:
+    def find(self, index: int, textpage: Any, transform: _Transform, text: str, box: _CharBox) -> list[_FoundTable]:
         from pdfplumber.table import TableFinder
 
         try:
             page = textpage.page
             width, height = page.get_size()
             found = TableFinder(_EdgePage(_ruling_edges(page, transform), (0.0, 0.0, width, height))).tables
-            glyphs = _Glyphs.of(textpage, box) if found else None
+            glyphs = _Glyphs.of(text, box) if found else None
 
             def cell_text(box: Sequence[float] | None) -> str | None:
                 return None if box is None or glyphs is None else glyphs.read(tuple(box))
@@ -439,8 +545,6 @@ def _ruling_edges(page: Any, transform: _Transform, max_depth: int = 8) -> list[
     Bézier end points only; ``h``/``v`` if level/plumb, else none). Lines first, then rectangles,
     then curves, each in content order, as pdfplumber lists them. Paths inside form XObjects count,
     with the form's matrix; paths painted neither filled nor stroked do not."""
-    import ctypes
-
     import pypdfium2.raw as pdfium_c
 
     lines: list[dict] = []
@@ -579,19 +683,15 @@ class _Glyphs:
     middles: tuple[float, ...]
 
     @classmethod
-    def of(cls, textpage: Any, box: _CharBox) -> _Glyphs:
-        count = textpage.count_chars()
-        text = textpage.get_text_range() if count > 0 else ""
+    def of(cls, text: str, box: _CharBox) -> _Glyphs:
         glyphs: list[_Glyph] = []
-        if len(text) == count:
-            text = text.translate(_SOFT_HYPHENS)
-            visible = [i for i, char in enumerate(text) if not char.isspace()]
-            for n, i in enumerate(visible):
-                x0, top, x1, bottom = box(i)
-                between = text[i + 1:visible[n + 1]] if n + 1 < len(visible) else ""
-                after = "\n" if "\n" in between or "\r" in between else (" " if between else "")
-                glyphs.append(_Glyph(text[i], x0, top, x1, bottom, n, after, (top + bottom) / 2, (x0 + x1) / 2,
-                                     max(bottom - top, 0.5)))
+        visible = [i for i, char in enumerate(text) if not char.isspace()]
+        for n, i in enumerate(visible):
+            x0, top, x1, bottom = box(i)
+            between = text[i + 1:visible[n + 1]] if n + 1 < len(visible) else ""
+            after = "\n" if "\n" in between or "\r" in between else (" " if between else "")
+            glyphs.append(_Glyph(text[i], x0, top, x1, bottom, n, after, (top + bottom) / 2, (x0 + x1) / 2,
+                                 max(bottom - top, 0.5)))
         glyphs.sort(key=lambda g: (g.middle, g.x0))
         return cls(tuple(glyphs), tuple(g.middle for g in glyphs))
 

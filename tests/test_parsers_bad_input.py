@@ -32,6 +32,7 @@ from fixtures.files import (
     make_xlsx,
     make_xml_bomb_docx,
     make_zip_bomb_xlsx,
+    raw_pdf,
 )
 
 import parsers.containers
@@ -87,22 +88,6 @@ def png_header(width: int, height: int) -> bytes:
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00" * 1024))
             + chunk(b"IEND", b""))
-
-
-def raw_pdf(objects: list[bytes]) -> bytes:
-    """A PDF from numbered object bodies (object 1 must be the catalog), with a correct xref."""
-    out = io.BytesIO()
-    out.write(b"%PDF-1.7\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
-    return out.getvalue()
 
 
 def stream(dictionary: bytes, data: bytes) -> bytes:

@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from fixtures.files import Slide, make_csv, make_docx, make_pdf, make_pptx, make_txt, make_xlsx
+from fixtures.files import Slide, make_csv, make_docx, make_pdf, make_pptx, make_txt, make_xlsx, raw_pdf
 
 from flows.pipeline import CutConfig, cut_document
 from parsers import detect_format, parse
@@ -376,6 +376,37 @@ def test_pdf_table_cells_read_in_visual_order(tmp_path: Path) -> None:
     tables = [b.table for b in doc.blocks if b.table is not None]
     assert len(tables) == 1
     assert [list(row) for row in tables[0].rows] == rows
+
+
+def _one_line_pdf(path: Path, objects: bytes) -> Path:
+    """A page whose content stream is ``objects`` (text objects), with Helvetica as /F1 and as /F2
+    — the second with its code for "8" (56) mapped to "Z", as a subset font reuses codes."""
+    content = b"BT /F1 12 Tf 1 0 0 1 50 100 Tm (Article ) Tj ET " + objects + \
+        b" BT /F1 12 Tf 1 0 0 1 110 100 Tm ((Leave)) Tj ET"
+    path.write_bytes(raw_pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [56 /Z] >> >>",
+    ]))
+    return path
+
+
+def test_a_glyph_pdfium_takes_for_a_duplicate_of_its_neighbour_is_read(tmp_path: Path) -> None:
+    """Hangul's PDF printer draws each glyph as its own text object, in per-font subsets that reuse
+    codes. pdfium drops a text object with the same codes as the one before it, overlapping it —
+    its guard against words drawn twice for a bold look — so "제8조(전보)" read "제8 (전보)" in real
+    regulations and the article lost its header. Here "8" in /F1 and "Z" in /F2 share code 56."""
+    path = _one_line_pdf(tmp_path / "subsets.pdf", b"BT /F1 12 Tf 1 0 0 1 90 100 Tm (8) Tj ET "
+                                                   b"BT /F2 12 Tf 1 0 0 1 93 100 Tm (8) Tj ET")
+    assert parse(path).text == "Article 8Z (Leave)"
+    # A word drawn twice, half a point apart, is still read once.
+    path = _one_line_pdf(tmp_path / "bold.pdf", b"BT /F1 12 Tf 1 0 0 1 90 100 Tm (8) Tj ET "
+                                                b"BT /F1 12 Tf 1 0 0 1 90.5 100 Tm (8) Tj ET")
+    assert parse(path).text == "Article 8 (Leave)"
 
 
 def test_pdf_two_columns_and_a_title_drawn_last(tmp_path: Path) -> None:
