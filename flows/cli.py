@@ -187,10 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
                           help="a variant of seams' default, e.g. max=400 or heading=on or strategy=section,max=600 "
                           "(keys: max, min, ceiling, pack, heading, cells=plain|piped, strategy; repeatable)")
     evaluate.add_argument("--out", help="report folder (default reports/evaluate-DATASET-EMBEDDER)")
+    # A default of its own, unlike every other flag of a setting: the evaluation never writes into SEAMS_DB.
     evaluate.add_argument("--db", default=".seams/evaluate",
                           help="evaluation LanceDB directory, keeps the embedding cache (default .seams/evaluate)")
-    evaluate.add_argument("--embedder", default="use-multilingual",
-                          help="embedder for every configuration: use-multilingual (default), minilm, hashing")
+    evaluate.add_argument("--embedder", help="embedder for every configuration: use-multilingual (default), minilm, "
+                          "hashing (env SEAMS_EMBEDDER)")
     evaluate.add_argument("--limit", type=int, help="score only the first N questions (a quick look)")
     evaluate.set_defaults(run=cmd_evaluate)
     return parser
@@ -347,12 +348,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     configurations(configs, args.variant)  # unknown names are usage errors, before any work
     modes = list(MODES) if args.modes is None else [m.strip() for m in args.modes.split(",") if m.strip()]
-    Options(k=args.k, modes=tuple(modes))
+    settings = _settings(args)
+    Options(k=args.k, modes=tuple(modes), settings=settings)
     from flows.server import one_off_api
 
     with one_off_api():
-        run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, args.embedder, args.db,
-                     args.out, args.limit)
+        run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, settings, args.out,
+                     args.limit)
     return EXIT_OK
 
 
