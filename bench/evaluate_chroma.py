@@ -49,10 +49,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from flows.evaluate.console import run_evaluate
     from flows.evaluate.report import summary_rows
+    from flows.settings import Settings
 
     configs = [c for c in args.configs.split(",") if c]
+    settings = Settings(db=args.db, embedder=args.embedder)
     evaluation = run_evaluate("chroma", args.chroma, None, configs, None, args.k, args.modes.split(","),
-                              args.embedder, args.db, args.out or f"reports/validation-{args.embedder}", None)
+                              settings, args.out or f"reports/validation-{args.embedder}", None)
     print(f"\nChroma general benchmark, {args.embedder}, k = {args.k} (recall %)\n")
     print("| configuration | mode | published | measured | difference | within ±2 |")
     print("|---|---|---:|---:|---:|---|")

@@ -34,6 +34,7 @@ from flows.evaluate.configs import configurations
 from flows.evaluate.results import Options
 from flows.evaluate.runner import embed_texts, load_dataset
 from flows.search import ensure_fts_index, fts_column, fuse
+from flows.settings import Settings
 from flows.store import Store
 
 Scored = list[tuple[metrics.Span, float]]  # a ranking, best first, with each chunk's score
@@ -113,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-k", type=int, default=5)
     args = parser.parse_args(argv)
     dataset = load_dataset("chroma" if args.chroma else "folder", args.chroma or args.folder, args.questions)
-    options = Options(k=args.k, db=args.db)
+    options = Options(k=args.k, settings=Settings(db=args.db))
     embedder = get_embedder(options.embedder, options.threads)
     texts = {text_hash(q.text): q.text for q in dataset.questions}
     cached, _, _ = embed_texts(texts, embedder, Store(options.store_uri, "eval"), options.batch, "questions")

@@ -90,6 +90,17 @@ def _cutting(parser: argparse.ArgumentParser) -> None:
                         help="prefix the heading path to the text that is embedded")
 
 
+def _running(parser: argparse.ArgumentParser, retry_failed: str) -> None:
+    """The flags of an ingest run: ``seams ingest`` and each run of ``seams serve``."""
+    parser.add_argument("--workers", type=int, help="parallel parser processes (default: CPU cores)")
+    parser.add_argument("--runner", help="task runner: local (default), dask (a local cluster of processes) "
+                        "or dask:ADDRESS (an existing Dask scheduler); needs the dask extra")
+    # default None, like every flag of a setting: a flag not given leaves SEAMS_ALLOW_MASS_DELETE etc. in force
+    parser.add_argument("--allow-mass-delete", action="store_true", default=None,
+                        help="let an empty or missing folder remove all of its indexed files")
+    parser.add_argument("--retry-failed", action="store_true", default=None, help=retry_failed)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="seams",
@@ -103,15 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("paths", nargs="+", help="folders or files to index")
     _common(ingest)
     _cutting(ingest)
-    ingest.add_argument("--workers", type=int, help="parallel parser processes (default: CPU cores)")
-    ingest.add_argument("--runner", help="task runner: local (default), dask (a local cluster of processes) "
-                        "or dask:ADDRESS (an existing Dask scheduler); needs the dask extra")
-    # default None, like every flag of a setting: a flag not given leaves SEAMS_ALLOW_MASS_DELETE etc. in force
-    ingest.add_argument("--allow-mass-delete", action="store_true", default=None,
-                        help="let an empty or missing folder remove all of its indexed files")
-    ingest.add_argument("--retry-failed", action="store_true", default=None,
-                        help="try files that failed again even if they did not change (e.g. after raising "
-                        "SEAMS_FILE_TIMEOUT_S); otherwise a failed file is retried once it changes")
+    _running(ingest, retry_failed="try files that failed again even if they did not change (e.g. after raising "
+             "SEAMS_FILE_TIMEOUT_S); otherwise a failed file is retried once it changes")
     ingest.add_argument("--json", action="store_true", help="print the report as JSON")
     ingest.set_defaults(run=cmd_ingest)
 
@@ -148,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=4200, help="port of the local Prefect server (default 4200)")
     _common(serve)
     _cutting(serve)
-    serve.add_argument("--workers", type=int, help="parallel parser processes (default: CPU cores)")
+    _running(serve, retry_failed="in the run started at once, try files that failed again even if they did not "
+             "change (e.g. after raising SEAMS_FILE_TIMEOUT_S); scheduled runs retry a failed file once it changes")
     serve.set_defaults(run=cmd_serve)
 
     dashboard = sub.add_parser("dashboard", help="start the Prefect server and dashboard in the foreground",
@@ -182,10 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
                           help="a variant of seams' default, e.g. max=400 or heading=on or strategy=section,max=600 "
                           "(keys: max, min, ceiling, pack, heading, cells=plain|piped, strategy; repeatable)")
     evaluate.add_argument("--out", help="report folder (default reports/evaluate-DATASET-EMBEDDER)")
+    # A default of its own, unlike every other flag of a setting: the evaluation never writes into SEAMS_DB.
     evaluate.add_argument("--db", default=".seams/evaluate",
                           help="evaluation LanceDB directory, keeps the embedding cache (default .seams/evaluate)")
-    evaluate.add_argument("--embedder", default="use-multilingual",
-                          help="embedder for every configuration: use-multilingual (default), minilm, hashing")
+    evaluate.add_argument("--embedder", help="embedder for every configuration: use-multilingual (default), minilm, "
+                          "hashing (env SEAMS_EMBEDDER)")
     evaluate.add_argument("--limit", type=int, help="score only the first N questions (a quick look)")
     evaluate.set_defaults(run=cmd_evaluate)
     return parser
@@ -286,6 +292,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
     every = parse_every(args.every) if args.every else None
+    if args.retry_failed and args.no_run_now:
+        raise UsageError("--retry-failed is for the run started at once; it cannot go with --no-run-now")
     settings = _settings(args)
     # Served runs happen in the background: show their start/finish and summary lines (not task states).
     os.environ.setdefault("PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL", "INFO")
@@ -340,12 +348,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     configurations(configs, args.variant)  # unknown names are usage errors, before any work
     modes = list(MODES) if args.modes is None else [m.strip() for m in args.modes.split(",") if m.strip()]
-    Options(k=args.k, modes=tuple(modes))
+    settings = _settings(args)
+    Options(k=args.k, modes=tuple(modes), settings=settings)
     from flows.server import one_off_api
 
     with one_off_api():
-        run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, args.embedder, args.db,
-                     args.out, args.limit)
+        run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, settings, args.out,
+                     args.limit)
     return EXIT_OK
 
 

@@ -12,9 +12,13 @@ import re
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flows.errors import UsageError
 from flows.settings import Settings
+
+if TYPE_CHECKING:
+    from prefect import Flow
 
 _EVERY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d|day)?\s*$", re.IGNORECASE)
 _UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400}
@@ -50,29 +54,48 @@ def ensure_kb_limit(kb: str) -> None:
             client.create_global_concurrency_limit(GlobalConcurrencyLimitCreate(name=kb_limit_name(kb), limit=1))
 
 
-def serve_folders(paths: list[str], settings: Settings, every: dt.timedelta | None, cron: str | None,
-                  run_now: bool = True) -> None:
-    """Serve the ingest deployment until interrupted (Ctrl-C)."""
+def run_parameters(paths: list[str], settings: Settings) -> tuple[dict, dict]:
+    """The parameters of the scheduled runs and of the run started at once. They differ in
+    ``retry_failed`` alone, which only the first run keeps: in every scheduled run, a file that failed
+    for what it is (over the time limit, say) would cost that run its time again (flows/sync.py)."""
+    folders = [str(Path(p).resolve()) for p in paths]
+    scheduled = settings.model_copy(update={"retry_failed": False})
+    return ({"paths": folders, "settings": scheduled.model_dump(mode="json")},
+            {"paths": folders, "settings": settings.model_dump(mode="json")})
+
+
+def deployment(paths: list[str], settings: Settings, every: dt.timedelta | None, cron: str | None) -> tuple[Flow, dict]:
+    """What :func:`serve_folders` serves: the ingest flow with the settings' task runner, and the
+    options of its deployment. A served run runs that flow object (Prefect hands it to the run's
+    process; it does not import the flow again from its entry point), so the runner goes with it."""
     from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
     from prefect.deployments.runner import EntrypointType
 
-    from flows.ingest import ingest_flow
+    from flows.ingest import flow_for
 
+    parameters, _ = run_parameters(paths, settings)
+    return flow_for(settings), {
+        "name": deployment_name(settings),
+        "interval": every,
+        "cron": cron,
+        "parameters": parameters,
+        "tags": ["seams", f"kb-{settings.kb}"],
+        "description": f"Index {', '.join(parameters['paths'])} into knowledge base {settings.kb!r}",
+        "global_limit": ConcurrencyLimitConfig(limit=1, collision_strategy=ConcurrencyLimitStrategy.CANCEL_NEW),
+        "entrypoint_type": EntrypointType.MODULE_PATH,
+        "print_starting_message": False,
+    }
+
+
+def serve_folders(paths: list[str], settings: Settings, every: dt.timedelta | None, cron: str | None,
+                  run_now: bool = True) -> None:
+    """Serve the ingest deployment until interrupted (Ctrl-C)."""
     ensure_kb_limit(settings.kb)
-    parameters = {"paths": [str(Path(p).resolve()) for p in paths], "settings": settings.model_dump(mode="json")}
+    flow, options = deployment(paths, settings, every, cron)
     if run_now:
-        threading.Thread(target=_trigger_first_run, args=(deployment_name(settings), parameters), daemon=True).start()
-    ingest_flow.serve(
-        name=deployment_name(settings),
-        interval=every,
-        cron=cron,
-        parameters=parameters,
-        tags=["seams", f"kb-{settings.kb}"],
-        description=f"Index {', '.join(parameters['paths'])} into knowledge base {settings.kb!r}",
-        global_limit=ConcurrencyLimitConfig(limit=1, collision_strategy=ConcurrencyLimitStrategy.CANCEL_NEW),
-        entrypoint_type=EntrypointType.MODULE_PATH,
-        print_starting_message=False,
-    )
+        _, first_run = run_parameters(paths, settings)
+        threading.Thread(target=_trigger_first_run, args=(options["name"], first_run), daemon=True).start()
+    flow.serve(**options)
 
 
 def _trigger_first_run(name: str, parameters: dict, wait: float = 60.0) -> None:

@@ -140,7 +140,16 @@ def _death_signal() -> Callable[[], None] | None:
 
 
 class TemporaryServer:
-    """Prefect's temporary API server (the command Prefect runs for it), in a child process."""
+    """Prefect's temporary API server (the command Prefect runs for it), in a child process.
+
+    The command and its environment are a copy of Prefect's own (``SubprocessASGIServer`` in
+    ``prefect.server.api.server``), private variables included: ``PREFECT__SERVER_EPHEMERAL`` (no UI,
+    only the services meant for temporary servers) and ``PREFECT__SERVER_FINAL`` (the process's last
+    app: routes are not copied) are read by the server's ``create_app`` and have no public setting.
+    Prefect's class has no public way to start the server without importing all of it first, the
+    seconds this class exists to save. ``tests/test_library_internals.py``
+    compares the two commands and fails, naming Prefect's version, when they part.
+    """
 
     def __init__(self, env: dict[str, str]) -> None:
         with socket.socket() as sock:

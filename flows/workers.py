@@ -42,8 +42,7 @@ class Cutter:
 
     def _reset(self) -> None:
         if self._pool is not None:
-            for process in list(getattr(self._pool, "_processes", {}).values()):
-                process.kill()
+            kill_workers(self._pool)
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
@@ -78,6 +77,19 @@ class Cutter:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def kill_workers(pool: cf.ProcessPoolExecutor) -> None:
+    """Kill the pool's worker processes at once: a worker stuck in a parser never returns, and
+    ``shutdown`` only waits for it or, with ``wait=False``, leaves it running. Python 3.14 has
+    ``kill_workers()`` for this; before it, the only way to the workers is the pool's private
+    ``_processes`` (pid -> Process), which those Python versions no longer change.
+    ``tests/test_library_internals.py`` fails, naming Python, if neither is there."""
+    if hasattr(pool, "kill_workers"):
+        pool.kill_workers()
+        return
+    for process in list((pool._processes or {}).values()):
+        process.kill()
 
 
 _CUTTERS: dict[tuple[int, float], Cutter] = {}

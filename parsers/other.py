@@ -96,16 +96,37 @@ def offline_spacy_model() -> Any:
         return nlp
 
 
+#: The private functions of ``unstructured.nlp.tokenize`` that seams replaces, with their stand-ins.
+#: unstructured has no public way to hand it a spaCy model or to forbid the download: its pipeline
+#: calls the module's ``_get_nlp`` (looked up at each call, so replacing it takes effect), which
+#: loads ``en_core_web_sm`` or downloads and installs it.
+_REPLACED = {
+    "_get_nlp": offline_spacy_model,
+    "_load_spacy_model": offline_spacy_model,
+    "_install_spacy_model": _offline,
+    "_download_with_timeout": _offline,
+}
+
+
 def prepare_unstructured() -> None:
-    """Make unstructured offline and quiet; idempotent. Call before importing unstructured."""
+    """Make unstructured offline and quiet; idempotent. Call before importing unstructured.
+
+    A release of unstructured without one of the functions replaced would load its model some other
+    way (and download it): that is an error here, naming the release, not a silent download; and
+    ``tests/test_library_internals.py`` checks that unstructured's pipeline asks for seams' model."""
     for name, value in _OFFLINE_ENV.items():
         os.environ.setdefault(name, value)
     from unstructured.nlp import tokenize
 
-    tokenize._get_nlp = offline_spacy_model
-    tokenize._load_spacy_model = offline_spacy_model
-    tokenize._install_spacy_model = _offline
-    tokenize._download_with_timeout = _offline
+    missing = [name for name in _REPLACED if not callable(getattr(tokenize, name, None))]
+    if missing:
+        from importlib.metadata import version
+
+        raise RuntimeError(f"unstructured {version('unstructured')} has no unstructured.nlp.tokenize."
+                           f"{', '.join(missing)}: seams cannot keep it from downloading its spaCy model "
+                           "(see parsers/other.py)")
+    for name, replacement in _REPLACED.items():
+        setattr(tokenize, name, replacement)
 
 
 def parse_with_unstructured(path: Path, fmt: str) -> Document:

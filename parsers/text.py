@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
+
+from markdown_it import MarkdownIt
 
 from parsers.detect import read_text
 from parsers.model import Block, Document
@@ -11,17 +14,10 @@ from parsers.tables import make_table
 
 _SPACES = re.compile(r"[ \t\u00a0\u3000\f\v]+")
 _BLANK_LINES = re.compile(r"\n\s*\n")
-_MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-#: A rule of single dashes (``|-|-|``, valid GFM) counts only with a pipe (a lone ``-`` is setext).
-_MD_TABLE_RULE_SHORT = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$")
-_MD_LIST = re.compile(r"^\s*([-*+]|\d+[.)])\s+")
-_MD_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 #: A MediaWiki heading, ``= Title =`` to ``====== Title ======``, also in the spaced form of
 #: tokenised wiki dumps (``= = Plot = =``): as many ``=`` after the title as before it.
 _WIKI_HEADING = re.compile(r"^\s*((?:=\s*){1,6})([^=\s](?:[^=]*[^=\s])?)\s*((?:=\s*){1,6})$")
 _MD_CELL_SPLIT = re.compile(r"(?<!\\)\|")
-_MD_RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff]")  # \v (a soft line break in Office files) is a space
 
 
@@ -81,126 +77,99 @@ def parse_markdown(path: Path) -> Document:
     return Document(str(path), "md", tuple(markdown_blocks(read_text(path))))
 
 
+@cache
+def _markdown() -> MarkdownIt:
+    """CommonMark's block structure with GFM tables. Rules that would drop or regroup text that seams
+    keeps as written are off: link reference definitions (markdown-it consumes them), block quotes
+    and HTML blocks (their lines stay paragraph text, ``>`` and tags included) and indented code (a
+    paragraph like any other)."""
+    return MarkdownIt("commonmark", {"html": False}).enable("table").disable(
+        ["reference", "blockquote", "html_block", "code"])
+
+
 def markdown_blocks(text: str) -> list[Block]:
-    """Markdown to blocks: ATX and setext headings, pipe tables, list items (one block each, with
-    their nesting level), fenced code and paragraphs. Markers stay in the text (``- item``,
-    ``1. step``) so the section grammar still sees them; heading ``#`` marks do not."""
-    blocks: list[Block] = []
+    """Markdown to blocks, on markdown-it-py's block structure: ATX and setext headings, pipe tables,
+    list items (one block each, with their nesting level), fenced code and paragraphs. A block's text
+    is its source lines, normalised: markers stay in the text (``- item``, ``1. step``) so the section
+    grammar still sees them; heading ``#`` marks do not. Beyond CommonMark: YAML front matter is a
+    paragraph, MediaWiki heading lines (``== Section ==``) are headings, and rows of cells between
+    pipes without a ``---`` rule are a table (:func:`_bare_pipe_rows`)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    buffer: list[str] = []
-    item: list[str] = []
-    item_level = 0
-    indents: list[int] = []  # indentation of the open list levels
-
-    def flush_item() -> None:
-        nonlocal item
-        joined = normalize_text("\n".join(item))
-        if joined:
-            blocks.append(Block("list_item", joined, level=item_level))
-        item = []
-
-    def flush() -> None:
-        flush_item()
-        joined = normalize_text("\n".join(buffer))
-        if joined:
-            blocks.append(Block("paragraph", joined))
-        buffer.clear()
-
-    i = 0
-    fence = ""
+    blocks: list[Block] = []
+    start = 0
     if lines and lines[0].strip() == "---":  # YAML front matter: kept as a paragraph, never a heading
         end = next((n for n in range(1, min(len(lines), 200)) if lines[n].strip() in ("---", "...")), None)
         if end is not None:
-            buffer.extend(lines[1:end])
-            flush()
-            i = end + 1
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        if fence:
-            buffer.append(line)
-            if stripped.startswith(fence):
-                fence = ""
-                flush()
-            i += 1
+            _paragraph(lines[1:end], blocks)
+            start = end + 1
+    body = lines[start:]
+    tokens = _markdown().parse("\n".join(body))
+    depth = -1  # nesting of the open lists
+    own_text: list[int] = []  # per open list item: the line where the item's own text ends (-1: none)
+    skip_to = 0  # the lines before it were taken as a table of bare pipe rows
+    for index, token in enumerate(tokens):
+        kind = token.type
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            depth += 1
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            depth -= 1
+        elif kind == "list_item_close":
+            own_text.pop()
+        if token.map is None or token.map[0] < skip_to:
+            if kind == "list_item_open":
+                own_text.append(-1)
             continue
-        if stripped.startswith(("```", "~~~")):
-            flush()
-            indents.clear()
-            fence = stripped[:3]
-            buffer.append(line)
-            i += 1
-            continue
-        heading = _MD_HEADING.match(line)
-        if heading:
-            flush()
-            indents.clear()
-            blocks.append(Block("heading", normalize_line(heading.group(2)), level=len(heading.group(1))))
-            i += 1
-            continue
-        wiki = wiki_heading(line) if stripped.startswith("=") else None
-        if wiki is not None:
-            flush()
-            indents.clear()
-            blocks.append(wiki)
-            i += 1
-            continue
-        if stripped and not item and buffer and _MD_SETEXT.match(line) and not _MD_LIST.match(line):
-            title = normalize_line(" ".join(buffer))
-            buffer.clear()
-            blocks.append(Block("heading", title, level=1 if stripped.startswith("=") else 2))
-            i += 1
-            continue
-        if "|" in line and i + 1 < len(lines) and (_MD_TABLE_RULE.match(lines[i + 1])
-                                                    or _MD_TABLE_RULE_SHORT.match(lines[i + 1])):
-            flush()
-            indents.clear()
-            rows = [_md_cells(line)]
-            i += 2
-            while i < len(lines) and "|" in lines[i] and lines[i].strip():
-                rows.append(_md_cells(lines[i]))
-                i += 1
+        first = token.map[0]
+        if kind in ("paragraph_open", "bullet_list_open", "ordered_list_open") and (rows := _bare_pipe_rows(body, first)):
+            # A whole paragraph of rows of cells (also one that reads as a list: `- | 2018 | 2017`).
+            table = make_table([_md_cells(row) for row in body[first:first + rows]], header_rows=1)
+            if table is not None:
+                blocks.append(Block("table", table.render(), table=table))
+            skip_to = first + rows
+        elif kind == "list_item_open":
+            # The item's own text: its first paragraph, marker included; what follows (more
+            # paragraphs, a nested list) comes as blocks of its own.
+            inner = tokens[index + 1]
+            if inner.type == "paragraph_open":
+                end = inner.map[1]
+            else:  # an item that opens with a fence or a list (those lines are theirs), or an empty one
+                end = inner.map[0] if inner.map else token.map[1]
+            own_text.append(end)
+            _paragraph(body[first:end], blocks, item_level=depth)
+        elif kind == "heading_open":
+            title = normalize_line(" ".join(tokens[index + 1].content.split("\n")))
+            if title:
+                blocks.append(Block("heading", title, level=int(token.tag[1:])))
+        elif kind == "paragraph_open" and not (own_text and own_text[-1] == token.map[1]):
+            _paragraph(body[first:token.map[1]], blocks)
+        elif kind == "fence":
+            _paragraph(body[first:token.map[1]], blocks, code=True)
+        elif kind == "table_open":
+            rows = [_md_cells(line) for n, line in enumerate(body[first:token.map[1]]) if n != 1 and line.strip()]
             table = make_table(rows, header_rows=1)
             if table is not None:
                 blocks.append(Block("table", table.render(), table=table))
-            continue
-        bare = _bare_pipe_rows(lines, i) if not buffer and not item and "|" in line else 0
-        if bare:  # rows of cells between pipes with no `---` rule under the first: a table all the same
-            flush()
-            indents.clear()
-            table = make_table([_md_cells(row) for row in lines[i:i + bare]], header_rows=1)
-            if table is not None:
-                blocks.append(Block("table", table.render(), table=table))
-            i += bare
-            continue
-        if _MD_RULE.match(line):  # a thematic break (after a blank line; see setext above)
-            flush()
-            indents.clear()
-            i += 1
-            continue
-        marker = _MD_LIST.match(line)
-        if marker:
-            flush_item()
-            if buffer:
-                flush()
-            indent = len(line) - len(line.lstrip(" \t"))
-            while indents and indent < indents[-1]:
-                indents.pop()
-            if not indents or indent > indents[-1]:
-                indents.append(indent)
-            item_level = len(indents) - 1
-            item.append(line)
-        elif not stripped:
-            flush()
-            if i + 1 < len(lines) and not _MD_LIST.match(lines[i + 1]) and not lines[i + 1].startswith((" ", "\t")):
-                indents.clear()
-        elif item and (line.startswith((" ", "\t")) or not buffer):
-            item.append(line)  # a continuation line of the list item
-        else:
-            buffer.append(line)
-        i += 1
-    flush()
     return blocks
+
+
+def _paragraph(lines: list[str], blocks: list[Block], code: bool = False, item_level: int | None = None) -> None:
+    """A paragraph's lines (or a list item's, at ``item_level``) as blocks: outside code, a MediaWiki
+    heading line is a heading of its own, and the lines after it a paragraph."""
+    part: list[str] = []
+    for line in lines:
+        heading = wiki_heading(line) if not code and line.lstrip().startswith("=") else None
+        if heading is None:
+            part.append(line)
+            continue
+        _text_block(part, blocks, item_level)
+        item_level, part = None, []
+        blocks.append(heading)
+    _text_block(part, blocks, item_level)
+
+
+def _text_block(lines: list[str], blocks: list[Block], item_level: int | None) -> None:
+    if joined := normalize_text("\n".join(lines)):
+        blocks.append(Block("paragraph", joined) if item_level is None else Block("list_item", joined, level=item_level))
 
 
 #: Rows a pipe table without a rule line needs (its first row taken as the header) to count as one.

@@ -118,6 +118,9 @@ def test_every_setting_has_a_flag_of_its_name_or_is_named_environment_only():
     assert flagged | cli.ENV_ONLY_SETTINGS == fields and not flagged & cli.ENV_ONLY_SETTINGS
     assert set(cli._FLAG_OF) <= fields
     setting_flags = {cli._FLAG_OF.get(name, name) for name in fields}
+    # Each run of `seams serve` is an ingest: it takes every flag of one.
+    served = {a.dest for a in commands["serve"]._actions} & setting_flags
+    assert served == {a.dest for a in commands["ingest"]._actions} & setting_flags
     for command in ("ingest", "inspect", "search", "serve"):
         for action in commands[command]._actions:
             assert action.dest in setting_flags | NOT_SETTINGS, f"seams {command}: --{action.dest} is no setting"
@@ -145,3 +148,51 @@ def test_every_flag_of_a_setting_reaches_the_settings(tmp_path, monkeypatch):
     assert settings.overrides == {"*.md": "section"} and settings.rule_strategies == {rule: "whole"}
     monkeypatch.setenv("SEAMS_ALLOW_MASS_DELETE", "1")
     assert cli._settings(build_parser().parse_args(["ingest", str(tmp_path)])).allow_mass_delete
+
+
+def test_serve_gives_its_runs_the_settings_of_its_flags(tmp_path, monkeypatch):
+    """Issue #14: ``seams serve`` had no --runner, --allow-mass-delete or --retry-failed. Scheduled runs
+    take them all but ``retry_failed``, which only the run started at once keeps: every scheduled run
+    would otherwise spend a slow file's time limit on it again."""
+    from flows import cli
+    from flows.serve import run_parameters
+    from flows.settings import Settings
+
+    for name in Settings.model_fields:
+        monkeypatch.delenv(f"SEAMS_{name.upper()}", raising=False)
+    args = build_parser().parse_args([
+        "serve", str(tmp_path), "--every", "10m", "--runner", "dask:tcp://scheduler:8786", "--allow-mass-delete",
+        "--retry-failed", "--workers", "3"])
+    scheduled, first = run_parameters(args.paths, cli._settings(args))
+    assert scheduled["paths"] == first["paths"] == [str(tmp_path.resolve())]
+    for parameters in (scheduled, first):
+        settings = Settings(**parameters["settings"])  # as the served flow validates them
+        assert (settings.runner, settings.allow_mass_delete, settings.workers) == ("dask:tcp://scheduler:8786", True, 3)
+    assert first["settings"]["retry_failed"] and not scheduled["settings"]["retry_failed"]
+    assert {k: v for k, v in first["settings"].items() if k != "retry_failed"} == {
+        k: v for k, v in scheduled["settings"].items() if k != "retry_failed"}
+
+
+def test_serve_refuses_to_retry_failed_files_without_a_first_run(tmp_path, capsys):
+    assert main(["serve", str(tmp_path), "--every", "10m", "--retry-failed", "--no-run-now"]) == EXIT_USAGE
+    assert "--retry-failed" in capsys.readouterr().err
+
+
+def test_serve_serves_the_flow_with_the_runner_of_its_settings(tmp_path):
+    """A served run runs the flow object ``seams serve`` hands Prefect: with ``--runner dask`` that
+    object must carry the Dask task runner, or the runs cut without Dask."""
+    pytest.importorskip("prefect_dask")
+    from prefect_dask import DaskTaskRunner
+
+    from flows import cli
+    from flows.ingest import ingest_flow
+    from flows.serve import deployment, run_parameters
+
+    args = build_parser().parse_args(["serve", str(tmp_path), "--every", "10m", "--runner", "dask", "--workers", "3"])
+    settings = cli._settings(args)
+    flow, options = deployment(args.paths, settings, None, None)
+    assert isinstance(flow.task_runner, DaskTaskRunner) and flow.name == ingest_flow.name
+    assert flow.task_runner.cluster_kwargs["n_workers"] == 3
+    assert options["parameters"] == run_parameters(args.paths, settings)[0]
+    local, _ = deployment(args.paths, settings.model_copy(update={"runner": "local"}), None, None)
+    assert local is ingest_flow

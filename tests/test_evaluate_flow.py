@@ -11,6 +11,7 @@ import pytest
 
 from flows.cli import EXIT_USAGE, main
 from flows.evaluate.runner import evaluate_flow
+from flows.settings import Settings
 from flows.store import Store
 
 TOPICS = {
@@ -43,7 +44,8 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
     questions = _corpus(tmp_path)
     db, out = str(tmp_path / "db"), tmp_path / "report"
     kwargs = dict(source="folder", path=str(tmp_path / "docs"), questions=str(questions),
-                  configs=["seams", "tokens:40/0", "none"], variants=["max=60"], k=3, embedder="hashing", db=db)
+                  configs=["seams", "tokens:40/0", "none"], variants=["max=60"], k=3,
+                  settings=Settings(db=db, embedder="hashing"))
     evaluation = evaluate_flow(**kwargs, out=str(out))
 
     names = [c.name for c in evaluation.configurations]
@@ -78,6 +80,29 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
     assert again.costs[0].embedded == 0 and again.costs[0].reused > 0
     first = [s.recall for s in evaluation.scores if s.configuration == "tokens:40/0" and s.mode == "vector"]
     assert [s.recall for s in again.scores] == first
+
+
+def test_evaluate_takes_its_settings_from_flags_and_environment_as_every_command_does(tmp_path, prefect_harness,
+                                                                                     monkeypatch, capsys):
+    """Issue #14: ``seams evaluate`` built its settings by hand — SEAMS_EMBEDDER, SEAMS_EMBED_THREADS and
+    SEAMS_EMBED_BATCH were ignored (use-multilingual, every core and batches of 128 instead)."""
+    from prefect.client.orchestration import get_client
+
+    questions = _corpus(tmp_path)
+    db = str(tmp_path / "db")
+    for name, value in {"SEAMS_EMBEDDER": "hashing", "SEAMS_EMBED_THREADS": "1", "SEAMS_EMBED_BATCH": "7",
+                        "SEAMS_EARLY_SERVER": "0"}.items():
+        monkeypatch.setenv(name, value)
+    assert main(["evaluate", "--folder", str(tmp_path / "docs"), "--questions", str(questions), "--configs",
+                 "tokens:40/0", "--modes", "vector", "--db", db, "--out", str(tmp_path / "report")]) == 0
+    assert "· hashing · vector" in capsys.readouterr().out
+    assert (tmp_path / "db" / "hashing").is_dir()  # the hashing embedder's database in the evaluation's
+    with get_client(sync_client=True) as client:
+        runs = [run for run in client.read_flow_runs(limit=200)
+                if (run.parameters.get("settings") or {}).get("db") == db]
+    assert len(runs) == 1
+    settings = runs[0].parameters["settings"]
+    assert (settings["embedder"], settings["embed_threads"], settings["embed_batch"]) == ("hashing", 1, 7)
 
 
 def test_cli_usage_errors(tmp_path, capsys):

@@ -85,6 +85,20 @@ def test_markdown_structure(tmp_path: Path) -> None:
     assert doc.blocks[4].table.rows[0] == ("a", "b | c")
 
 
+def test_markdown_reads_a_number_a_line_break_left_at_a_line_start_as_text(tmp_path: Path) -> None:
+    """Issue #14: Markdown is parsed by markdown-it-py. The hand-written splitter took a number left
+    at the start of a line by a line break (``(k\n13) are small``) for an ordered list item and cut
+    the sentence there — five times in Chroma's pubmed corpus; in CommonMark only a list that starts
+    at 1 interrupts a paragraph. Rows of cells under ``- |`` are still a table."""
+    text = ("The two rate constants (k\n11 and k\n13) are also small.\n\nSteps:\n1. first\n2. second\n\n"
+            "- | 2018 | 2017\nsales | 1 | 2\ncost | 3 | 4\n")
+    doc = parse(make_txt(tmp_path / "a.md", text))
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("paragraph", "The two rate constants (k\n11 and k\n13) are also small."), ("paragraph", "Steps:"),
+        ("list_item", "1. first"), ("list_item", "2. second"), ("table", "- | 2018 | 2017\nsales | 1 | 2\ncost | 3 | 4"),
+    ]
+
+
 # ------------------------------------------------------------------------------------------ tables
 
 

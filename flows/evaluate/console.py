@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from flows.evaluate.report import METRICS, best_mode, summary_rows
+from flows.settings import Settings
 
 
 def _console(stderr: bool = False) -> Console:
@@ -24,7 +25,7 @@ def default_out(dataset_path: str, embedder: str) -> str:
 
 
 def run_evaluate(source: str, path: str, questions: str | None, configs: list[str] | None,
-                 variants: list[str] | None, k: int, modes: list[str], embedder: str, db: str,
+                 variants: list[str] | None, k: int, modes: list[str], settings: Settings,
                  out: str | None, limit: int | None):
     """Run the evaluation flow with progress on stderr; print the summary; return the Evaluation."""
     from flows.evaluate.runner import evaluate_flow, progress
@@ -32,14 +33,14 @@ def run_evaluate(source: str, path: str, questions: str | None, configs: list[st
 
     err = _console(stderr=True)
     started = time.perf_counter()
-    out = out or default_out(path, embedder)
+    out = out or default_out(path, settings.embedder)
 
     def on_progress(message: str) -> None:
         err.print(f"[dim]{time.perf_counter() - started:6.0f}s[/] {message}", markup=True)
 
     wait_for_api()
     with progress.listening(on_progress), one_off_run():
-        evaluation = evaluate_flow(source, path, questions, configs, variants, k, modes, embedder, db, out, limit)
+        evaluation = evaluate_flow(source, path, questions, configs, variants, k, modes, settings, out, limit)
     print_summary(evaluation)
     stdout = _console()
     data = evaluation.dataset

@@ -5,7 +5,6 @@ and the console read it).
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +13,7 @@ from flows.errors import UsageError
 from flows.evaluate.configs import Configuration
 from flows.evaluate.datasets import Dataset
 from flows.search import MODES
+from flows.settings import Settings
 
 #: How deep each ranking is read: ranks past k still tell how far a configuration missed.
 DEPTH = 50
@@ -22,13 +22,30 @@ DEFAULT_DB = ".seams/evaluate"
 
 @dataclass(frozen=True)
 class Options:
+    """What an evaluation is asked: k, the retrieval modes, and the command's settings, built as every
+    command builds them (flags over ``SEAMS_*``): the embedder, the evaluation database (``db``) and
+    the embedding threads and batch size come from there."""
+
     k: int = 5
     modes: tuple[str, ...] = MODES
-    embedder: str = "use-multilingual"
-    db: str = DEFAULT_DB
+    settings: Settings = field(default_factory=lambda: Settings(db=DEFAULT_DB))
     depth: int = DEPTH
-    threads: int = field(default_factory=lambda: os.cpu_count() or 1)
-    batch: int = 128
+
+    @property
+    def embedder(self) -> str:
+        return self.settings.embedder
+
+    @property
+    def db(self) -> str:
+        return self.settings.db
+
+    @property
+    def threads(self) -> int:
+        return self.settings.embed_threads
+
+    @property
+    def batch(self) -> int:
+        return self.settings.embed_batch
 
     @property
     def store_uri(self) -> str:

@@ -90,11 +90,15 @@ def cut_configuration(dataset: Dataset, config: Configuration) -> tuple[dict[str
 
 
 def config_settings(config: Configuration, options: Options, dataset: str = "") -> Settings:
+    """The settings of a configuration's knowledge base: the command's, with the configuration's own
+    cut and its table in the embedder's database."""
     budget = config.budget
-    return Settings(db=options.store_uri, kb=config.kb(options.embedder, dataset), embedder=options.embedder,
-                    strategy=config.strategy, min_tokens=budget.min_tokens, max_tokens=budget.max_tokens,
-                    merge_ceiling=budget.merge_ceiling, pack_tokens=budget.pack, embed_heading_path=config.heading_path,
-                    embed_plain_cells=config.plain_cells)
+    return Settings(**{
+        **options.settings.model_dump(), "db": options.store_uri, "kb": config.kb(options.embedder, dataset),
+        "strategy": config.strategy, "min_tokens": budget.min_tokens, "max_tokens": budget.max_tokens,
+        "merge_ceiling": budget.merge_ceiling, "pack_tokens": budget.pack, "embed_heading_path": config.heading_path,
+        "embed_plain_cells": config.plain_cells,
+    })
 
 
 def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str, tuple[Decision, list[Chunk]]],
@@ -238,11 +242,13 @@ def _retrieve(config: Configuration, questions: Sequence[Question], query_vector
 @flow(name="seams-evaluate", log_prints=False)
 def evaluate_flow(source: str, path: str, questions: str | None = None, configs: list[str] | None = None,
                   variants: list[str] | None = None, k: int = 5, modes: list[str] | None = None,
-                  embedder: str = "use-multilingual", db: str = DEFAULT_DB, out: str | None = None,
-                  limit: int | None = None) -> Evaluation:
-    """Score chunking configurations × retrieval modes on questions with known evidence spans."""
+                  settings: Settings | None = None, out: str | None = None, limit: int | None = None) -> Evaluation:
+    """Score chunking configurations × retrieval modes on questions with known evidence spans.
+
+    ``settings`` name the embedder, the evaluation database (``db``, default ``.seams/evaluate``) and
+    the embedding threads and batch size; without them, ``SEAMS_*`` does."""
     started = time.perf_counter()
-    options = Options(k=k, modes=tuple(modes or MODES), embedder=embedder, db=db)
+    options = Options(k=k, modes=tuple(modes or MODES), settings=settings or Settings(db=DEFAULT_DB))
     chosen = configurations(configs, variants)
     get_embedder(options.embedder, options.threads)  # an unknown or missing embedder fails before any work
     _say(f"loading the {source} data set from {path}")
