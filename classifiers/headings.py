@@ -45,6 +45,7 @@ _APPENDIX = re.compile(r"^부\s?칙(?=$|[\s(（<〈])")
 _ATTACHMENT = re.compile(
     r"^(?P<bracket>[\[<〈【(]\s*)?(?:붙\s?임|별\s?첨|별\s?표|별\s?지|첨\s?부|부\s?록|Appendix|Annex)"
     r"(?:\s*(?:[A-Z]|\d{1,2})(?![A-Za-z\d]))?", re.IGNORECASE)
+_CLOSING_BRACKET = re.compile(r"[\]>〉】)]")
 _AFTER_ATTACHMENT = re.compile(r"^(?:$|\s|[.:\]>〉】)\-–])")
 _TITLE = re.compile(r"^\s?[(（【\[〔<〈][^)）】\]〕>〉]{0,40}[)）】\]〕>〉]")
 # A cross-reference reads on into a particle or conjunction written against the number ("제3조에",
@@ -115,6 +116,10 @@ def attachment_marker(line: str) -> Marker | None:
         return None
     if match.group("bracket") is None and _SPACED_REFERENCE.match(rest):
         return None
+    if match.group("bracket") is not None:  # "[별지 제2호]를 작성하여": a citation wrapped to a line start
+        closed = _CLOSING_BRACKET.search(rest)
+        if closed is not None and _ATTACHED_REFERENCE.match(rest[closed.end():]):
+            return None
     return Marker("attachment", 0)
 
 
@@ -247,12 +252,14 @@ def scan(doc: Document, max_lines: int | None = None) -> Scan:
             break
         if block.kind in ("heading", "title"):  # a slide's title heads the slide
             first = block.text.split("\n")[0].strip()
-            if first:
+            if first and not reads_as_statement(first):
                 start = b_start + block.text.index(first)
                 end = b_start + len(block.text.rstrip())
                 declared.setdefault(len(lines), []).append(Candidate(start, end, first, None, max(block.level, 1)))
-            continue
-        if block.kind not in ("paragraph", "list_item"):
+                continue
+            if not first:
+                continue
+        elif block.kind not in ("paragraph", "list_item"):
             continue
         offset = b_start
         first_in_block = True
@@ -405,6 +412,18 @@ def find_headings(doc: Document) -> list[Heading]:
         # section of it. It stays in the preamble, so heading paths start at the top sections.
         headings = headings[1:]
     return headings
+
+
+#: A declared heading longer than this that ends in a full stop is a sentence in a heading's style.
+_MAX_STATEMENT_TITLE = 40
+_FULL_STOP = re.compile(r"[.。]$")
+
+
+def reads_as_statement(line: str) -> bool:
+    """Whether a line the file declares a heading reads as a finished sentence instead: long and
+    ended by a full stop (a pledge paragraph styled "제목2" that would head the next 25 chunks, a
+    pull quote set in large type). A question is a title ("Why not count co-occurrences?")."""
+    return len(line) > _MAX_STATEMENT_TITLE and bool(_FULL_STOP.search(line))
 
 
 def is_title(line: str, label: str, family: str) -> bool:

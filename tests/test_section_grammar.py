@@ -121,7 +121,10 @@ def test_attachments_are_headers(line):
     assert marker is not None and marker.family == "attachment"
 
 
-@pytest.mark.parametrize("line", ["별표 1에 따른 기준", "부록에 수록된 자료", "첨부된 파일은", "별표 1 및 별표 2의"])
+@pytest.mark.parametrize("line", ["별표 1에 따른 기준", "부록에 수록된 자료", "첨부된 파일은", "별표 1 및 별표 2의",
+                                  # a bracketed citation wrapped to the start of a line, in a real regulation
+                                  "[별지 제2호]를 작성하여 출장승인권자의 승인을 거쳐 시내출장을 행한다.",
+                                  "[별표 1]에 따른 금액"])
 def test_attachment_references_are_not_headers(line):
     assert pattern_marker(line) is None
 
@@ -261,6 +264,17 @@ def test_table_of_contents_without_leaders_is_body():
     doc = _doc(LOOSE_TOC + "\n\n1. 개요\n본문이다.\n2. 추진 현황\n현황이다.")
     texts = [h.text for h in find_headings(doc)]
     assert texts == ["1. 개요", "2. 추진 현황"], "page-numbered lines in a run are a table of contents"
+
+
+def test_a_sentence_in_a_heading_style_does_not_head_what_follows():
+    """A Word pledge paragraph styled as a heading ("제목2") headed the next 25 chunks of a real
+    regulation; a question set as a slide title is still a title."""
+    pledge = "본인은 종전 근무회사의 영업비밀을 무단으로 유출한 사실이 없으며, 이를 위반할 경우 민형사상 책임을 지겠습니다."
+    blocks = (Block("heading", "제3자 영업비밀 미보유 확인서", level=1), Block("heading", pledge, level=2),
+              Block("paragraph", "제1조(목적) 이 서약은 영업비밀의 보호를 목적으로 한다."),
+              Block("heading", "Why not count co-occurrences directly?", level=2), Block("paragraph", "Because."))
+    doc = Document("r.docx", "docx", blocks, Properties())
+    assert [h.text for h in find_headings(doc)] == ["제3자 영업비밀 미보유 확인서", "Why not count co-occurrences directly?"]
 
 
 def test_attachment_opens_a_top_level_part(counter):
