@@ -111,13 +111,18 @@ def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()
     if len(grid) <= 1:
         return 1
     width = len(grid[0])
+    if len(grid) > 2 and width >= 3 and _is_title_row(grid[0]):
+        # A title over the table ("요구사항 정의서", "Stanley Cups"): a header row of its own, on
+        # top of the header rows below it — a merged title must not hide the column labels.
+        below = [Span(s.row - 1, s.col, s.last_row - 1, s.last_col) for s in spans if s.row >= 1]
+        return min(1 + detect_header_rows(grid[1:], below), MAX_HEADER_ROWS)
     # Merges in the top rows are the strongest signal (a "2025" merged over Q1 | Q2 is a header
     # even though it looks like a number): a label merged down over rows 0..k, or a group label
     # merged over some (not all) columns with the row below it.
     declared = 0
     for span in sorted(spans, key=lambda s: s.row):
-        if span.row > declared or span.row >= MAX_HEADER_ROWS:
-            continue
+        if (span.row > 0 and span.row >= declared) or span.row >= MAX_HEADER_ROWS:
+            continue  # starts below the header rows found so far: a category merged over data rows
         if span.height > 1:
             declared = max(declared, span.last_row + 1)
         elif span.width < width:
@@ -167,6 +172,12 @@ def _fill_spans(grid: list[list[str]], spans: Sequence[Span], header_rows: int, 
                         grid[r][c] = value
                 elif c == span.col and r > span.row:
                     grid[r][c] = value
+
+
+def _is_title_row(row: Sequence[str]) -> bool:
+    """One label in the whole row, in its first cell."""
+    filled = [cell for cell in row if cell]
+    return len(filled) == 1 and bool(row[0]) and not is_value(row[0])
 
 
 def _alone_in_its_row(row: Sequence[str], span: Span) -> bool:

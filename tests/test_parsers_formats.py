@@ -134,6 +134,18 @@ def test_long_merged_notes_and_titles_are_not_repeated() -> None:
     assert [row[2] for row in table.rows[2:]] == [note, "", ""], "a long merged note is read once"
 
 
+def test_a_title_over_the_table_does_not_hide_its_column_labels() -> None:
+    """A requirements sheet as a team wrote it: a merged title, a group row, a label row, then
+    categories merged down over their data rows. Continued chunks repeated only the title."""
+    grid = [["요구사항 정의서", "", "", ""], ["분류", "요구사항명", "", "비고"], ["", "대분류", "요구사항 ID", ""],
+            ["인증", "회원가입", "REQ-001", "UI"], ["", "로그인", "REQ-002", "기능"], ["", "탈퇴", "REQ-003", "기능"]]
+    spans = [Span(0, 0, 0, 3), Span(1, 0, 2, 0), Span(1, 1, 1, 2), Span(1, 3, 2, 3), Span(3, 0, 5, 0)]
+    assert make_table(grid, spans).header_rows == 3
+    # A lone title above a table of text only: the title and the label row.
+    grid = [["회의 안건", "", ""], ["번호", "안건", "담당"], ["일", "예산 검토", "기획팀"], ["이", "일정 조율", "운영팀"]]
+    assert make_table(grid, []).header_rows == 2
+
+
 def test_a_title_merged_over_part_of_the_width_is_kept_once_and_group_labels_still_spread() -> None:
     # A sheet's title merged over the first three of four columns: the fourth holds a period label
     # further down, so the title does not reach the table's last column.
