@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from classifiers.headings import Heading, find_headings
+from classifiers.headings import Heading, find_headings, is_title
 from parsers.model import Document
 
 HeadingPath = tuple[str, ...]
@@ -48,6 +48,11 @@ class Outline:
     # Per block, the slide it is on (empty for documents without slides): a header's path ends
     # with its slide, so an untitled slide does not carry the title of the slide before it.
     scopes: tuple[int | None, ...] = ()
+    # Per header: a bare title right before a sibling (an empty, deleted annex), or an annex label
+    # right before the title the file declares for it ("[별표 4]" over the annex's title set in
+    # large type, which ranks above the label). It opens the section that follows, as part of its
+    # header, and is left out of heading paths like a folding title.
+    leads: tuple[bool, ...] = ()
 
     @classmethod
     def build(cls, doc: Document) -> Outline:
@@ -63,6 +68,7 @@ class Outline:
             stack.append(index)
             paths.append(tuple(headings[i].text for i in stack))
         folds: list[bool] = []
+        leads: list[bool] = []
         glue_ends: dict[int, int] = {}
         for index, heading in enumerate(headings):
             following = headings[index + 1] if index + 1 < len(headings) else None
@@ -72,11 +78,21 @@ class Outline:
             folds.append(fold)
             if body or fold:
                 glue_ends[heading.end] = heading.offset
-        hidden = tuple(fold and heading.title for fold, heading in zip(folds, headings, strict=True))
+            # (A bare "제2조" before "제2장", or "1.2" before "2.", closes its chapter.)
+            lead = following is not None and not (index and folds[index - 1]) \
+                and (following.level == heading.level
+                     or (heading.family == "attachment" and following.family == "declared")) \
+                and _is_label(text, heading) \
+                and not _has_content(text, block_starts, furniture, header_end(text, heading), following.offset)
+            leads.append(lead)
+            if lead:
+                glue_ends[header_end(text, heading)] = heading.offset
+        hidden = tuple((fold and heading.title) or lead
+                       for fold, lead, heading in zip(folds, leads, headings, strict=True))
         slides = tuple(block.locator.slide for block in doc.blocks)
         scopes = slides if any(slide is not None for slide in slides) else ()
         return cls(headings, tuple(h.offset for h in headings), tuple(paths), tuple(folds),
-                   hidden, glue_ends, block_starts, furniture, text, scopes)
+                   hidden, glue_ends, block_starts, furniture, text, scopes, tuple(leads))
 
     def _in_scope(self, heading: int, position: int) -> bool:
         """Whether the header ``heading`` still applies at ``position`` (same slide, if any)."""
@@ -162,6 +178,32 @@ class Outline:
             if index >= len(self.offsets) or self.offsets[index] != position or not self.folds[index]:
                 return position
             position = self.headings[index].end
+
+
+_OPENING, _CLOSING = "(<[‹〈「『【", ")>]›〉」』】"
+
+
+def header_end(text: str, heading: Heading) -> int:
+    """Where a header line ends, with the next line when it closes a bracket the header left open
+    (an amendment note wrapped in two: "[별표 1] <개정 2021.12.28., 2022. 5. 27." + "2023.3.13.>")."""
+    line = text[heading.offset:heading.end]
+    if sum(map(line.count, _OPENING)) <= sum(map(line.count, _CLOSING)):
+        return heading.end
+    newline = text.find("\n", heading.end)
+    if newline < 0:
+        return heading.end
+    stop = text.find("\n", newline + 1)
+    following = text[newline + 1:stop if stop >= 0 else len(text)].rstrip()
+    if following.strip() and len(following) <= 80 and following[-1:] in _CLOSING:
+        return newline + 1 + len(following)
+    return heading.end
+
+
+def _is_label(text: str, heading: Heading) -> bool:
+    """A header line that is its label and nothing else, a title (not "제4조(제공) 기관은…", not a
+    "○" item), read with its wrapped end."""
+    whole = " ".join(text[heading.offset:header_end(text, heading)].split())
+    return text[heading.offset:heading.end].strip() == heading.text and is_title(whole, whole, heading.family)
 
 
 def _has_content(text: str, block_starts: tuple[int, ...], furniture: tuple[bool, ...], start: int, end: int) -> bool:

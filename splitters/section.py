@@ -51,8 +51,7 @@ class _Unit:
 def section_tree(outline: Outline, length: int) -> _Section:
     """The document as a tree of sections (the root is the whole document; its lead-in is the
     preamble before the first header)."""
-    headings = outline.headings
-    starts = [_before_furniture(outline, h.offset) for h in headings]
+    headings, starts = _section_starts(outline)
 
     def build(first: int, stop: int, end: int) -> tuple[_Section, ...]:
         """Sections of the headings ``first..stop-1`` at the shallowest level among them."""
@@ -70,6 +69,18 @@ def section_tree(outline: Outline, length: int) -> _Section:
         return tuple(children)
 
     return _Section(0, length, build(0, len(headings), length))
+
+
+def _section_starts(outline: Outline) -> tuple[list[Heading], list[int]]:
+    """The headers that open sections and where each section starts: a lead (see
+    :attr:`Outline.leads`) opens the section after it, as part of its header."""
+    headings = list(outline.headings)
+    starts = [_before_furniture(outline, h.offset) for h in headings]
+    for index in range(len(headings) - 2, -1, -1):
+        if outline.leads[index]:
+            starts[index + 1] = starts[index]
+            del headings[index], starts[index]
+    return headings, starts
 
 
 def _before_furniture(outline: Outline, offset: int) -> int:

@@ -277,6 +277,27 @@ def test_a_sentence_in_a_heading_style_does_not_head_what_follows():
     assert [h.text for h in find_headings(doc)] == ["제3자 영업비밀 미보유 확인서", "Why not count co-occurrences directly?"]
 
 
+def test_an_annex_label_opens_the_annex_whose_title_is_set_larger(counter):
+    """A regulation's annexes as Hangul prints them: "[별표 N]" with its amendment note (wrapped
+    over two lines), then the annex's title in large type — a heading the file declares, ranked
+    above the label. The labels ended the chunk before their annex, which had no path."""
+    article = "제{n}조(기준) 여비는 별표에 따른 금액으로 하되, 원장이 필요하다고 인정하는 경우 달리 정할 수 있다."
+    blocks = [Block("heading", "출장 규칙", level=1), Block("paragraph", "제1장 총칙"),
+              *(Block("paragraph", article.format(n=n)) for n in range(1, 4))]
+    for n, title in ((1, "국내 여비 지급표"), (2, "국외 여비 정액표")):
+        blocks += [Block("paragraph", f"[별표 {n}] <개정 2010.3.19., 2012.9.14., 2014.7.21.,\n2022. 5. 27.>"),
+                   Block("heading", title, level=1),
+                   Block("paragraph", "구분 | 운임 | 일비 | 숙박비\n" + "\n".join(f"{g}급 | 실비 | 25,000 | 70,000"
+                                                                          for g in range(1, 6)))]
+    doc = Document("r.pdf", "pdf", tuple(blocks), Properties())
+    chunks = split_document(doc, "section", counter, Budget(0, 200, 210, pack=100))
+    for n, title in ((1, "국내 여비 지급표"), (2, "국외 여비 정액표")):
+        opening = next(c for c in chunks if f"[별표 {n}]" in c.text)
+        assert opening.text.startswith(f"[별표 {n}]"), opening.text[:60]
+        assert title in opening.text and opening.heading_path == (title,)
+    assert all(not _glued(doc, c) for c in chunks)
+
+
 def test_attachment_opens_a_top_level_part(counter):
     doc = _lines_doc(["1. 개요", "□ 추진 배경", "○ 격차가 확대되고 있음", "붙임 1. 센터 운영 계획", "□ 기존 센터",
                       "○ 5개소를 운영하고 있음"])
