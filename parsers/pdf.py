@@ -957,8 +957,15 @@ def _page_blocks(page: _Page, repeated: set[str], levels: dict[float, int] | Non
             continue
         level = level_of(line)
         if level:  # a heading line: its own block (a title wrapped over two lines stays one)
+            # The next line of a title: right below it — or, when it starts in lower case, anywhere
+            # within two lines' gap, the loose glyph boxes of tightly set lines overlapping included
+            # ("Enhancing model performance with" / "targeted learning").
+            going_on = line.text[:1].isascii() and line.text[:1].islower()
+            below = line.top - heading[-1].bottom if heading else -1.0
             if not (heading and abs(heading[-1].size - line.size) <= 0.15 * line.size
-                    and 0 <= line.top - heading[-1].bottom <= TITLE_LINE_GAP * line.height):
+                    and (0 <= below <= TITLE_LINE_GAP * line.height
+                         or (going_on and line.top >= heading[-1].top + 0.5 * line.height
+                             and below <= 2 * TITLE_LINE_GAP * line.height))):
                 flush()
             heading.append(line)
             continue

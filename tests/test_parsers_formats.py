@@ -11,7 +11,17 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from fixtures.files import Slide, make_csv, make_docx, make_pdf, make_pptx, make_txt, make_xlsx, raw_pdf
+from fixtures.files import (
+    Slide,
+    make_csv,
+    make_docx,
+    make_pdf,
+    make_pptx,
+    make_report_pdf,
+    make_txt,
+    make_xlsx,
+    raw_pdf,
+)
 
 from flows.pipeline import CutConfig, cut_document
 from parsers import detect_format, parse
@@ -402,6 +412,17 @@ def test_pdf_table_cells_read_in_visual_order(tmp_path: Path) -> None:
     tables = [b.table for b in doc.blocks if b.table is not None]
     assert len(tables) == 1
     assert [list(row) for row in tables[0].rows] == rows
+
+
+def test_a_title_set_with_wide_leading_is_one_heading_when_its_next_line_goes_on(tmp_path: Path) -> None:
+    """A white paper's section title over two lines, set far apart: the second line starts in lower
+    case, so it goes on; two titles stacked the same way stay two."""
+    body = "Agents use tools to reach the outside world, and the orchestration layer decides which tool to call next."
+    items = [("body", body)] * 8 + [("display", "Enhancing model performance with"), ("display", "targeted learning"),
+                                    ("body", body), ("display", "Summary"), ("display", "Next steps")] + [("body", body)] * 16
+    doc = parse(make_report_pdf(tmp_path / "paper.pdf", items))
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == [
+        "Enhancing model performance with targeted learning", "Summary", "Next steps"]
 
 
 def _one_line_pdf(path: Path, objects: bytes) -> Path:
