@@ -42,6 +42,7 @@ _LEGAL_RANK = {"편": 1, "장": 2, "절": 3, "관": 4, "조": 5}
 ARTICLE_RANK = 5
 CLAUSE_RANK = 6  # ① inside legal text: a 항 of the article above it
 _APPENDIX = re.compile(r"^부\s?칙(?=$|[\s(（<〈])")
+_SUPPLEMENT_ARTICLE = re.compile(r"^부\s?칙\s*(?:<[^>]*>\s*)?제\s?\d+\s?조")
 _ATTACHMENT = re.compile(
     r"^(?P<bracket>[\[<〈【(]\s*)?(?:붙\s?임|별\s?첨|별\s?표|별\s?지|첨\s?부|부\s?록|Appendix|Annex)"
     r"(?:\s*(?:[A-Z]|\d{1,2})(?![A-Za-z\d]))?", re.IGNORECASE)
@@ -101,6 +102,8 @@ def legal_marker(line: str) -> Marker | None:
             return None
         return Marker("legal", _LEGAL_RANK[match.group(2)])
     if _APPENDIX.match(line):
+        if _SUPPLEMENT_ARTICLE.match(line):  # "부칙 제6조(특례) …": an article of the 부칙, as quoted
+            return Marker("legal", ARTICLE_RANK)
         return Marker("legal", 2)
     return None
 

@@ -87,6 +87,8 @@ def test_cross_references_are_not_headers(line):
     ("제4조(제공) 기관은 제3조 제1항에 따른 정보를 제3자에게 제공할 수 없다.", 5),
     ("제12조(교육) 보호책임자는 제4조제2항제4호에 따른 교육을 실시한다.", 5),
     ("제3조 삭제 <2020. 1. 1.>", 5), ("부칙", 2), ("부칙 <제123호, 2026. 1. 1.>", 2),
+    # an article of the 부칙 as a notice quotes it: an article (dropped outside legal text), not the 부칙
+    ("부칙 제6조(아동수당 추가지급 금액에 관한 특례) 제4조제5항의 개정규정에도 불구하고", 5),
 ])
 def test_legal_headers(line, rank):
     marker = legal_marker(line)
