@@ -842,7 +842,9 @@ def _furniture_lines(pages: Sequence[_Page]) -> set[str]:
     """Keys (:func:`_edge_key`, :func:`_table_key`) of edge-band lines and tables that repeat on
     most pages — or on most odd or most even pages, as the left and right running headers of a
     document printed for binding."""
-    with_text = [p for p in pages if p.lines]
+    # A page printed twice is one page here: its lines repeating are no sign of a running header.
+    distinct = {tuple(line.text for line in p.lines): p for p in reversed(pages) if p.lines}
+    with_text = sorted(distinct.values(), key=lambda p: p.number)
     if len(with_text) < 2:
         return set()
     repeated: set[str] = set()

@@ -414,6 +414,16 @@ def test_pdf_table_cells_read_in_visual_order(tmp_path: Path) -> None:
     assert [list(row) for row in tables[0].rows] == rows
 
 
+def test_a_page_printed_twice_keeps_its_text(tmp_path: Path) -> None:
+    """A three-page report whose last two pages are the same page: every line at their top repeated
+    on two of three pages, and was set aside as a running header."""
+    first = "Reliance Industries Limited is a Fortune 500 company."
+    page = [first, "Its businesses span energy, retail and digital services across the country."]
+    doc = parse(make_pdf(tmp_path / "twice.pdf", [["Corporate overview of the year under review."], page, page]))
+    assert doc.text.count(first) == 2
+    assert not doc.furniture
+
+
 def test_a_title_set_with_wide_leading_is_one_heading_when_its_next_line_goes_on(tmp_path: Path) -> None:
     """A white paper's section title over two lines, set far apart: the second line starts in lower
     case, so it goes on; two titles stacked the same way stay two."""
