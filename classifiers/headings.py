@@ -429,6 +429,11 @@ def reads_as_statement(line: str) -> bool:
     return len(line) > _MAX_STATEMENT_TITLE and bool(_FULL_STOP.search(line))
 
 
+def is_lead_in(line: str) -> bool:
+    """A line that introduces what follows it ("다음 각 호의 경우는 제외한다:", "as follows:")."""
+    return bool(_LIST_INTRO.search(line))
+
+
 def is_title(line: str, label: str, family: str) -> bool:
     """Whether a header line is a title, not content: the label is the whole line, it does not read
     as a sentence, and its family titles sections ("□ 추진 배경", "제2장 총칙" — not "제3조(수집) ① 기관은…",

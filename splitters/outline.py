@@ -23,9 +23,10 @@ section's path, and a chunk that merged two sibling sections carries their paren
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 
-from classifiers.headings import Heading, find_headings, is_title
+from classifiers.headings import Heading, find_headings, is_lead_in, is_title
 from parsers.model import Document
 
 HeadingPath = tuple[str, ...]
@@ -87,6 +88,12 @@ class Outline:
             leads.append(lead)
             if lead:
                 glue_ends[header_end(text, heading)] = heading.offset
+        # A lead-in line ("다음 각 호의 경우는 제외한다:") glues to the list it introduces.
+        for block, (b_start, _) in zip(doc.blocks, doc.spans, strict=True):
+            if block.kind in ("paragraph", "list_item"):
+                for match in _LINE.finditer(block.text):
+                    if is_lead_in(match.group()):
+                        glue_ends.setdefault(b_start + match.end(), b_start + match.start())
         hidden = tuple((fold and heading.title) or lead
                        for fold, lead, heading in zip(folds, leads, headings, strict=True))
         slides = tuple(block.locator.slide for block in doc.blocks)
@@ -181,6 +188,7 @@ class Outline:
 
 
 _OPENING, _CLOSING = "(<[‹〈「『【", ")>]›〉」』】"
+_LINE = re.compile(r"[^\n]*\S")
 
 
 def header_end(text: str, heading: Heading) -> int:

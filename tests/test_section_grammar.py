@@ -300,6 +300,22 @@ def test_an_annex_label_opens_the_annex_whose_title_is_set_larger(counter):
     assert all(not _glued(doc, c) for c in chunks)
 
 
+@pytest.mark.parametrize("strategy", ["general", "section", "page"])
+def test_a_lead_in_line_stays_with_the_list_it_introduces(strategy, counter):
+    """A paragraph whose last line introduces a list, the list in blocks of its own: the cut falls
+    before the lead-in, not after it ("… 경우는 다음과 같다:" ended a chunk of a real regulation)."""
+    body = "정부는 지역 디지털 전환을 지원하기 위하여 거점 센터를 확충하고 전문 인력을 양성한다. " * 5
+    lead = "다만, 지원 대상에서 제외되는 경우는 다음과 같다:"
+    blocks = (Block("paragraph", f"{body.strip()}\n{lead}", Locator(page=1)),
+              *(Block("list_item", f"{n}. {text}", Locator(page=1)) for n, text in
+                enumerate(["휴업 중인 기업", "국세를 체납한 기업", "같은 사업으로 지원을 받은 기업"], start=1)))
+    doc = Document("x.pdf", "pdf", blocks, Properties(pages=(PageInfo(1, 595, 842, 900),)))
+    chunks = split_document(doc, strategy, counter, Budget(0, 150, 160, pack=120))
+    assert len(chunks) > 1
+    assert not [c.text[-30:] for c in chunks if c.text.rstrip().endswith(lead)]
+    assert lead in next(c for c in chunks if "1. 휴업" in c.text).text
+
+
 def test_attachment_opens_a_top_level_part(counter):
     doc = _lines_doc(["1. 개요", "□ 추진 배경", "○ 격차가 확대되고 있음", "붙임 1. 센터 운영 계획", "□ 기존 센터",
                       "○ 5개소를 운영하고 있음"])
