@@ -425,8 +425,12 @@ def _visual_lines(text: str, box) -> list[tuple[int, int]]:
             current = box(i)
             if current[3] - current[1] <= 0:
                 continue
-            if before is not None and current[0] < before[0] and \
-                    (current[1] >= before[3] - 0.2 * height or current[3] <= before[1] + 0.2 * height):
+            # A new line: back to the left and off the line, or a whole line further down and to the
+            # right (a centred "제2장 …" after the short last line of an article; not letters set
+            # one under the other).
+            if before is not None and ((current[0] < before[0] and (current[1] >= before[3] - 0.2 * height
+                                                                    or current[3] <= before[1] + 0.2 * height))
+                                       or (current[1] >= before[3] + 0.5 * height and current[0] >= before[2])):
                 spans.append((cut, i))
                 cut = i
             before = current

@@ -555,6 +555,26 @@ def test_pdf_line_that_runs_on_to_the_next_is_split_where_the_page_line_changes(
     assert [text[s:e].strip() for s, e in spans] == ["출연할 수 있다.", "제39조(제규정) 원장이 정한다.", "다음 줄"]
 
 
+def test_pdf_centred_heading_run_on_after_a_short_line_is_a_line_of_its_own() -> None:
+    """The same run-on, where the next page line is a centred chapter title that starts right of
+    where the short last line of an article ended ("…관리하여야 한다. 제2장 출장신청･복명 등"); letters
+    set one under the other (a vertical "CONTENTS") stay one line."""
+    from parsers.pdf import _visual_lines
+
+    text = "관리하여야 한다. 제2장 출장신청 등 CONTENTS"
+    chapter, vertical = text.index("제2장"), text.index("CONTENTS")
+
+    def box(i: int) -> tuple[float, float, float, float]:
+        if i < chapter:
+            return (85 + 10 * i, 543, 95 + 10 * i, 553)  # ends near x = 185
+        if i < vertical:
+            return (250 + 10 * (i - chapter), 580, 260 + 10 * (i - chapter), 590)  # centred, a line further down
+        return (500, 580 + 12 * (i - vertical), 510, 590 + 12 * (i - vertical))  # one letter under the other
+
+    spans = _visual_lines(text, box)
+    assert [text[s:e].strip() for s, e in spans] == ["관리하여야 한다.", "제2장 출장신청 등 CONTENTS"]
+
+
 def test_pipe_rows_without_a_rule_line_are_a_table(tmp_path: Path) -> None:
     """Tables exported as text (``a | b | c`` a row, no ``---`` line under the header) are tables:
     their header row repeats when they are split, and their cells are embedded without the pipes.
