@@ -281,11 +281,12 @@ def _lost_glyphs(page: Any, textpage: Any) -> list[int]:
     lost = []
     raw, text_raw = page.raw, textpage.raw
     left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+    get_object, get_text, text_kind = pdfium_c.FPDFPage_GetObject, pdfium_c.FPDFTextObj_GetText, pdfium_c.FPDF_PAGEOBJ_TEXT
     for i in range(pdfium_c.FPDFPage_CountObjects(raw)):
-        obj = pdfium_c.FPDFPage_GetObject(raw, i)
-        if pdfium_c.FPDFPageObj_GetType(obj) != pdfium_c.FPDF_PAGEOBJ_TEXT:
-            continue
-        if pdfium_c.FPDFTextObj_GetText(obj, text_raw, None, 0) > 2:  # bytes, with the terminator
+        obj = get_object(raw, i)
+        # The text's size in bytes, with its terminator (0 for an object that is not text): asked
+        # first, as most objects have text and one call is what a page's scan costs.
+        if get_text(obj, text_raw, None, 0) > 2 or pdfium_c.FPDFPageObj_GetType(obj) != text_kind:
             continue
         if pdfium_c.FPDFPageObj_GetBounds(obj, left, bottom, right, top) and \
                 right.value - left.value >= 1 and top.value - bottom.value >= 1:
