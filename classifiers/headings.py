@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from parsers.model import Document
+from parsers.tables import is_value
 
 _LEGAL = re.compile(r"^제\s?(\d+)\s?(편|장|절|관|조)(?:의\s?\d+)?")
 _LEGAL_RANK = {"편": 1, "장": 2, "절": 3, "관": 4, "조": 5}
@@ -156,6 +157,8 @@ def is_header_line(line: str, marker: Marker, previous_line: str | None, first_i
     ("1. 개요" then "1.1 배경"); after a header of its own family it is the next item of a list. After a
     long unfinished line it is the rest of a wrapped sentence ("…전년 대비\n2. 5% 증가").
     """
+    if is_figure_row(line):
+        return False
     if marker.family not in NUMBERED:
         return True
     if len(line) > _MAX_NUMBERED_HEADER or _SENTENCE_END.search(line):
@@ -427,6 +430,14 @@ def reads_as_statement(line: str) -> bool:
     ended by a full stop (a pledge paragraph styled "제목2" that would head the next 25 chunks, a
     pull quote set in large type). A question is a title ("Why not count co-occurrences?")."""
     return len(line) > _MAX_STATEMENT_TITLE and bool(_FULL_STOP.search(line))
+
+
+def is_figure_row(line: str) -> bool:
+    """A row of a table drawn without rules, read as a line: a label, then at least three figures
+    making up at least 40 % of its words ("○ 기능별 분류(합계) 230,556 230,556 230,556")."""
+    words = line.split()
+    figures = sum(1 for word in words[1:] if is_value(word))
+    return figures >= 3 and figures >= 0.4 * len(words)
 
 
 def is_lead_in(line: str) -> bool:

@@ -268,6 +268,13 @@ def test_table_of_contents_without_leaders_is_body():
     assert texts == ["1. 개요", "2. 추진 현황"], "page-numbered lines in a run are a table of contents"
 
 
+def test_a_table_row_read_as_a_line_is_not_a_header():
+    """A budget table drawn without rules reaches the text as lines; its rows keep their markers."""
+    doc = _lines_doc(["□ 예산 내역", "○ 기능별 분류(합계) 230,556 230,556 323,996", "- 민간경상보조 190,963 190,963 279,508",
+                      "○ 지원 대상을 115만 세대로 늘림"])
+    assert [h.text for h in find_headings(doc)] == ["□ 예산 내역", "○ 지원 대상을 115만 세대로 늘림"]
+
+
 def test_a_sentence_in_a_heading_style_does_not_head_what_follows():
     """A Word pledge paragraph styled as a heading ("제목2") headed the next 25 chunks of a real
     regulation; a question set as a slide title is still a title."""
