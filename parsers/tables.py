@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from parsers.model import Table
 
 MAX_HEADER_ROWS = 3
+_YEAR = re.compile(r"^(19|20)\d\d$")
 
 _WHITESPACE = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff]")  # \v (a soft line break in Office files) is a space
@@ -125,7 +126,7 @@ def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()
             continue  # starts below the header rows found so far: a category merged over data rows
         if span.height > 1:
             declared = max(declared, span.last_row + 1)
-        elif span.width < width:
+        elif span.width < width and _sub_header_below(grid, spans, span.row):
             declared = max(declared, span.row + 2)
     if 0 < declared <= MAX_HEADER_ROWS and declared < len(grid):
         return declared
@@ -172,6 +173,23 @@ def _fill_spans(grid: list[list[str]], spans: Sequence[Span], header_rows: int, 
                         grid[r][c] = value
                 elif c == span.col and r > span.row:
                     grid[r][c] = value
+
+
+def _sub_header_below(grid: Sequence[Sequence[str]], spans: Sequence[Span], row: int) -> bool:
+    """Whether the row under a row of group labels holds their sub-labels: nothing outside the
+    groups (cells merged down from the labels above), or short labels only (years count as labels
+    here), one under each group ("Quarter Ended | High | Low" under "2021" over High and Low). Under
+    "구분" merged over two of four columns, a row of long text in the other two is data, and so is
+    "Licensing fees | $ | 19,984,378" under "2021" over the "$" and amount columns."""
+    if row + 1 >= len(grid):
+        return False
+    below = grid[row + 1]
+    groups = [s for s in spans if s.row == row and s.width > 1]
+    grouped = {c for s in groups for c in range(s.col, s.last_col + 1)}
+    if not any(cell for c, cell in enumerate(below) if c not in grouped):
+        return True
+    labels = all(len(cell) <= MAX_REPEATED_LABEL and (not is_value(cell) or _YEAR.match(cell)) for cell in below if cell)
+    return labels and all(any(below[c] for c in range(s.col, s.last_col + 1)) for s in groups)
 
 
 def _is_title_row(row: Sequence[str]) -> bool:

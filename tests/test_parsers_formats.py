@@ -156,6 +156,24 @@ def test_a_title_over_the_table_does_not_hide_its_column_labels() -> None:
     assert make_table(grid, []).header_rows == 2
 
 
+def test_a_label_merged_over_some_columns_heads_the_row_below_only_when_that_row_is_labels() -> None:
+    # A 10-K's table: "2021" over the "$" and amount columns, then data.
+    grid = [["", "2021", "", "2020", ""], ["Licensing fees", "$", "19,984,378", "$", "9,104,000"],
+            ["Product sales", "", "1,234,000", "", "987,000"]]
+    spans = [Span(0, 1, 0, 2), Span(0, 3, 0, 4)]
+    assert make_table(grid, spans).header_rows == 1
+    # Its price table: "2021" over High and Low, which are the row below.
+    grid = [["", "2021", "", "2020", ""], ["Quarter Ended", "High ($)", "Low ($)", "High ($)", "Low ($)"],
+            ["March 31,", "3.02", "1.72", "1.95", "0.70"]]
+    assert make_table(grid, spans).header_rows == 2
+    # "구분" over two columns of a Korean brief, then rows of long text: data.
+    grid = [["구분", "", "주요 기준", "설명"],
+            ["", "행정규칙", "「국가회계기준에 관한 규칙」(중앙) 「지방자치단체 회계기준에 관한 규칙」(지방)",
+             "이에 따라 중앙·지방정부가 인식하고, 결산 보고서에 주석으로 공시한다"],
+            ["", "회계기준", "한국채택국제회계기준(K-IFRS) 국제공공부문회계기준(IPSAS)", "국제회계기준은 전세계 민간기업의 기준이다"]]
+    assert make_table(grid, [Span(0, 0, 0, 1)]).header_rows == 1
+
+
 def test_a_title_merged_over_part_of_the_width_is_kept_once_and_group_labels_still_spread() -> None:
     # A sheet's title merged over the first three of four columns: the fourth holds a period label
     # further down, so the title does not reach the table's last column.
