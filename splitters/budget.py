@@ -57,9 +57,12 @@ _NO_GLUE: Mapping[int, int] = {}
 _JUNCTION_SLACK = 4
 
 
-def make_chunk(doc: Document, start: int, end: int, count: TokenCounter, header: str = "", **fields) -> Chunk:
+def make_chunk(doc: Document, start: int, end: int, count: TokenCounter, header: str = "", tokens: int | None = None,
+               **fields) -> Chunk:
+    """A chunk of ``header + doc.text[start:end]``; ``tokens``, when the caller already counted that text."""
     text = header + doc.text[start:end]
-    return Chunk(text=text, start=start, end=end, tokens=count(text), header=header, **fields)
+    return Chunk(text=text, start=start, end=end, tokens=count(text) if tokens is None else tokens, header=header,
+                 **fields)
 
 
 def trim(doc: Document, start: int, end: int) -> tuple[int, int]:
@@ -82,6 +85,7 @@ class _Segment:
     header: str = ""  # table header rows to prefix if a piece starts with this segment
     whole: bool = False  # table rows, furniture: never cut again to make room
     sealed: bool = False  # a column group of a wide row: a piece on its own (its header fits it alone)
+    tokens: int | None = None  # a packed piece: the count of its header and trimmed span, when known
 
 
 # ------------------------------------------------------------------------------------- splitting
@@ -293,7 +297,7 @@ def _pack(text: str, segments: list[_Segment], count: TokenCounter, limit: int) 
             pieces.append(first)
             index += 1
             continue
-        estimate = count(first.header + text[first.start:first.end])
+        alone = estimate = count(first.header + text[first.start:first.end])
         stop = index + 1
         while stop < len(segments) and not segments[stop].sealed:
             step = _step_count(text, segments[stop - 1].end, segments[stop], count)
@@ -301,12 +305,16 @@ def _pack(text: str, segments: list[_Segment], count: TokenCounter, limit: int) 
                 break
             estimate += step
             stop += 1
+        tokens = None
         while stop > index + 1:
             s, e = _trim(text, first.start, segments[stop - 1].end)
-            if count(first.header + text[s:e]) <= limit:
+            tokens = count(first.header + text[s:e])
+            if tokens <= limit:
                 break
             stop -= 1
-        pieces.append(_Segment(first.start, segments[stop - 1].end, first.header))
+        if stop == index + 1:
+            tokens = alone if _trim(text, first.start, first.end) == (first.start, first.end) else None
+        pieces.append(_Segment(first.start, segments[stop - 1].end, first.header, tokens=tokens))
         index = stop
     return pieces
 
@@ -365,7 +373,7 @@ def split_chunk(doc: Document, chunk: Chunk, count: TokenCounter, limit: int,
         start, end = _trim(text, piece.start, piece.end)
         if end > start:
             group = f"{chunk.group}#columns@{start}" if piece.sealed else chunk.group
-            pieces.append(make_chunk(doc, start, end, count, piece.header, heading_path=chunk.heading_path,
+            pieces.append(make_chunk(doc, start, end, count, piece.header, piece.tokens, heading_path=chunk.heading_path,
                                      group=group))
     return pieces
 

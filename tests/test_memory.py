@@ -1,0 +1,73 @@
+"""Memory bounds that can be checked without a clock (``bench/memory.py`` measures the whole picture).
+
+- counting tokens leaves nothing behind: not a long text in the counter's memo, not a UTF-8 copy
+  cached on the string by the tokeniser;
+- counting a long text never holds its tokens whole (as a Python list, tens of bytes a token);
+- the counter's answer is tiktoken's, however a long text is cut into pieces to be counted.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import tracemalloc
+
+import pytest
+
+from splitters.chunk import MEMO_CHARS, PIECE_CHARS, cl100k, cl100k_counter
+
+WORDS = ("예산 집행 현황 점검 지역 디지털 전환 지원 사업 budget review quarterly growth 2025 12.5% "
+         "<|endoftext|> 회의 결과 ○ - □ 제3조(목적)").split(" ")
+
+
+def korean_text(chars: int, seed: int = 0) -> str:
+    rnd = random.Random(seed)
+    parts: list[str] = []
+    size = 0
+    while size < chars:
+        word = rnd.choice(WORDS) + rnd.choice([" ", " ", " ", "\n", ".\n", " | ", "\n\n", "  \n"])
+        parts.append(word)
+        size += len(word)
+    return "".join(parts)
+
+
+def tiktoken_count(text: str) -> int:
+    return len(cl100k().encode(text, disallowed_special=()))
+
+
+@pytest.mark.parametrize("chars", [MEMO_CHARS // 2, MEMO_CHARS * 4, PIECE_CHARS * 3])
+def test_counting_leaves_no_utf8_copy_on_the_text(chars: int) -> None:
+    text = korean_text(chars)
+    size = sys.getsizeof(text)
+    cl100k_counter()(text)
+    assert sys.getsizeof(text) == size  # CPython counts a cached UTF-8 copy in the string's size
+
+
+def test_a_long_text_is_not_kept_by_the_counter() -> None:
+    count = cl100k_counter()
+    text = korean_text(MEMO_CHARS * 4)
+    references = sys.getrefcount(text)
+    count(text)
+    assert sys.getrefcount(text) == references
+
+
+def test_counting_a_long_text_does_not_hold_its_tokens() -> None:
+    count = cl100k_counter()
+    text = korean_text(2_000_000)
+    tracemalloc.start()
+    try:
+        count(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < sys.getsizeof(text) / 2  # a list of its tokens: about 20 times the text
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_count_of_a_long_text_is_tiktokens(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Small pieces, so that a text is cut at many line breaks (before Hangul, Latin letters, digits).
+    monkeypatch.setattr("splitters.chunk.PIECE_CHARS", 50)
+    count = cl100k_counter()
+    for text in (korean_text(5_000, seed), korean_text(300, seed), "\ud800 lone surrogate\n" * 40,
+                 "<|endoftext|>\nx" * 40, "\n\n\n가" * 30, " \n1" * 100, "a" * 600):
+        assert count(text) == tiktoken_count(text)
