@@ -9,6 +9,7 @@ Everything here is a frozen dataclass: stages never mutate what the previous sta
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
@@ -21,15 +22,69 @@ BLOCK_SEPARATOR = "\n\n"
 CELL_SEPARATOR = " | "
 
 
+#: Joins a packed row's cells (:class:`PackedRows`): a control character no normalised cell holds.
+PACKED_SEPARATOR = "\x1f"
+
+
+class PackedRows(Sequence[tuple[str, ...]]):
+    """The rows of a tall table, one string each, read back as tuples of ``width`` cells on demand.
+
+    A sheet's cells as tuples of strings cost about 90 bytes each for a few characters of text (a
+    26 MB CSV held seven times its text in them); packed, a row costs one string — its cells joined
+    by :data:`PACKED_SEPARATOR` (which :func:`parsers.tables.normalize_cell` removes from every cell),
+    empty cells at the right end left out. Equal to any sequence of the same rows.
+    """
+
+    __slots__ = ("packed", "width")
+
+    def __init__(self, packed: list[str], width: int) -> None:
+        self.packed = packed
+        self.width = width
+
+    def __len__(self) -> int:
+        return len(self.packed)
+
+    def __getitem__(self, index):  # int -> a row, slice -> a tuple of rows
+        if isinstance(index, slice):
+            return tuple(self._cells(row) for row in self.packed[index])
+        return self._cells(self.packed[index])
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return map(self._cells, self.packed)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"PackedRows({len(self)} rows of {self.width} cells)"
+
+    def _cells(self, packed: str) -> tuple[str, ...]:
+        cells = tuple(packed.split(PACKED_SEPARATOR))
+        return cells + ("",) * (self.width - len(cells))
+
+    def text(self, index: int) -> str:
+        """Row ``index`` as :meth:`Table.row_text` renders it."""
+        return self.packed[index].replace(PACKED_SEPARATOR, CELL_SEPARATOR)
+
+
 @dataclass(frozen=True)
 class Table:
-    """A table kept as a table: rows of cells, the first ``header_rows`` of them are headers."""
+    """A table kept as a table: rows of cells, the first ``header_rows`` of them are headers.
 
-    rows: tuple[tuple[str, ...], ...]
+    ``rows`` is a tuple of tuples, or :class:`PackedRows` for a sheet's rows (same reading)."""
+
+    rows: tuple[tuple[str, ...], ...] | PackedRows
     header_rows: int = 1
 
     def row_text(self, index: int) -> str:
         """One row as a line: cells joined by ``" | "``, empty cells at the right end left out."""
+        if isinstance(self.rows, PackedRows):
+            return self.rows.text(index)
         cells = self.rows[index]
         end = len(cells)
         while end and not cells[end - 1]:

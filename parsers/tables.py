@@ -24,10 +24,11 @@ Merged ranges are filled so that every row can be read on its own in a chunk:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from parsers.model import Table
+from parsers.model import PACKED_SEPARATOR, PackedRows, Table
 
 MAX_HEADER_ROWS = 3
 
@@ -101,8 +102,55 @@ def make_table(
     if header_rows is None:
         header_rows = detect_header_rows(grid, spans)
     header_rows = max(1, min(header_rows, len(grid)))
-    _fill_spans(grid, spans, header_rows, width)
+    _fill_spans(grid, spans, header_rows, width, len(grid))
     return Table(tuple(tuple(row) for row in grid), header_rows)
+
+
+class SheetRows:
+    """A sheet's non-empty rows as they are read, packed (see :class:`parsers.model.PackedRows`): the
+    cells of a row are not kept as strings of their own, so reading a tall sheet holds about its text."""
+
+    def __init__(self) -> None:
+        self.numbers: list[int] = []  # the row number of each row
+        self.packed: list[str] = []
+        self.cells = 0  # cells read, empty ones included (what the cell limits count)
+        self.first_column = sys.maxsize  # the first column any row has text in (0-based)
+        self.end_column = 0  # one past the last column any row has text in
+
+    def __len__(self) -> int:
+        return len(self.packed)
+
+    def add(self, number: int, cells: Sequence[str]) -> None:
+        """Add a row of normalised cells that holds some text."""
+        end = len(cells)
+        while not cells[end - 1]:
+            end -= 1
+        self.first_column = min(self.first_column, next(i for i, cell in enumerate(cells) if cell))
+        self.end_column = max(self.end_column, end)
+        self.numbers.append(number)
+        self.packed.append(PACKED_SEPARATOR.join(cells[:end]))
+        self.cells += len(cells)
+
+
+def sheet_table(rows: SheetRows, spans: Iterable[Span] = ()) -> Table:
+    """:func:`make_table` of a sheet's rows (with the columns before its first column of text left
+    out; ``spans`` already relative to that column), kept packed."""
+    first = rows.first_column
+    packed = rows.packed if first == 0 else [row.split(PACKED_SEPARATOR, first)[-1] for row in rows.packed]
+    rows.packed = []  # the table owns them now (and may fill merged cells in place)
+    width = rows.end_column - first
+    table = PackedRows(packed, width)
+    spans = [s for s in spans if (s.width > 1 or s.height > 1) and s.col < width and s.row < len(packed)]
+    header_rows = max(1, min(detect_header_rows(table, spans), len(packed)))
+    if spans:  # fill merged cells in the rows they cover, then pack those rows again
+        touched = {r: list(table[r]) for s in spans for r in range(s.row, min(s.last_row, len(packed) - 1) + 1)}
+        _fill_spans(touched, spans, header_rows, width, len(packed))
+        for r, cells in touched.items():
+            end = len(cells)
+            while end and not cells[end - 1]:
+                end -= 1
+            packed[r] = PACKED_SEPARATOR.join(cells[:end])
+    return Table(table, header_rows)
 
 
 def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()) -> int:
@@ -150,13 +198,15 @@ def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()
 MAX_REPEATED_LABEL = 40
 
 
-def _fill_spans(grid: list[list[str]], spans: Sequence[Span], header_rows: int, width: int) -> None:
+def _fill_spans(grid: Mapping[int, list[str]] | list[list[str]], spans: Sequence[Span], header_rows: int, width: int,
+                height: int) -> None:
+    """Fill merged ranges in ``grid`` (all ``height`` rows, or those the spans cover, by index)."""
     for span in spans:
         value = grid[span.row][span.col]
         if not value or len(value) > MAX_REPEATED_LABEL:
             continue
         title = span.col == 0 and span.last_col >= width - 1
-        for r in range(span.row, min(span.last_row, len(grid) - 1) + 1):
+        for r in range(span.row, min(span.last_row, height - 1) + 1):
             for c in range(span.col, min(span.last_col, width - 1) + 1):
                 if (r, c) == (span.row, span.col) or grid[r][c]:
                     continue

@@ -71,3 +71,30 @@ def test_the_count_of_a_long_text_is_tiktokens(seed: int, monkeypatch: pytest.Mo
     for text in (korean_text(5_000, seed), korean_text(300, seed), "\ud800 lone surrogate\n" * 40,
                  "<|endoftext|>\nx" * 40, "\n\n\n가" * 30, " \n1" * 100, "a" * 600):
         assert count(text) == tiktoken_count(text)
+
+
+def traced(function):
+    """``function()``'s result, with the memory it holds afterwards and its peak (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        result = function()
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, held, peak
+
+
+@pytest.mark.parametrize("suffix", ["csv", "xlsx"])
+def test_a_tall_sheet_is_held_in_about_its_text(tmp_path, suffix: str) -> None:
+    from fixtures.files import make_csv, make_xlsx
+
+    from parsers import parse
+
+    rows = [[f"열{c}" for c in range(10)]] + [[f"값 {r}-{c}" for c in range(10)] for r in range(20_000)]
+    path = make_csv(tmp_path / "tall.csv", rows) if suffix == "csv" else make_xlsx(tmp_path / "tall.xlsx", {"s": rows})
+    doc, held, peak = traced(lambda: parse(path))
+    text = sys.getsizeof(doc.text)
+    print(f"{suffix}: held {held / text:.1f}x, peak {peak / text:.1f}x its text")
+    assert len(doc.blocks[0].table.rows) == 20_001
+    assert held < 4 * text  # cells as tuples of strings: six times the text, at a peak of eight
+    assert peak < 6 * text
