@@ -72,7 +72,7 @@ class PackedRows(Sequence[tuple[str, ...]]):
         return self.packed[index].replace(PACKED_SEPARATOR, CELL_SEPARATOR)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Table:
     """A table kept as a table: rows of cells, the first ``header_rows`` of them are headers.
 
@@ -99,7 +99,7 @@ class Table:
         return "\n".join(self.row_text(i) for i in range(min(self.header_rows, len(self.rows))))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Locator:
     """Where a block sits in its file. Fields that do not apply to a format stay ``None``."""
 
@@ -111,11 +111,15 @@ class Locator:
     slide: int | None = None  # 1-based PPTX slide
 
 
-@dataclass(frozen=True)
+#: The locator of a block whose format has none (one shared instance, not one per block).
+NO_LOCATOR = Locator()
+
+
+@dataclass(frozen=True, slots=True)
 class Block:
     kind: BlockKind
     text: str
-    locator: Locator = field(default_factory=Locator)
+    locator: Locator = NO_LOCATOR  # shared: a Locator is frozen
     level: int = 0  # heading level (1 = top) when the format declares one
     table: Table | None = None
     # For a table block whose rows map to spreadsheet rows: the row number of each table row.

@@ -78,7 +78,7 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Segment:
     start: int
     end: int

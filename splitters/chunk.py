@@ -54,7 +54,7 @@ class Budget:
         return max(max_tokens, round(max_tokens * Budget.merge_ceiling / Budget.max_tokens))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Chunk:
     text: str
     start: int
