@@ -9,6 +9,7 @@ Everything here is a frozen dataclass: stages never mutate what the previous sta
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -22,35 +23,62 @@ BLOCK_SEPARATOR = "\n\n"
 CELL_SEPARATOR = " | "
 
 
-#: Joins a packed row's cells (:class:`PackedRows`): a control character no normalised cell holds.
+#: Joins a packed row's cells (:class:`parsers.tables.SheetRows`): a control character no normalised
+#: cell holds.
 PACKED_SEPARATOR = "\x1f"
 
 
 class PackedRows(Sequence[tuple[str, ...]]):
-    """The rows of a tall table, one string each, read back as tuples of ``width`` cells on demand.
+    """The rows of a tall table kept as the table's rendered text (:meth:`Table.render`, which is the
+    block's text: the same string) and where each row starts in it; a row's cells are read back on
+    demand, as a tuple of ``width`` cells, by cutting its line at ``" | "``.
 
     A sheet's cells as tuples of strings cost about 90 bytes each for a few characters of text (a
-    26 MB CSV held seven times its text in them); packed, a row costs one string — its cells joined
-    by :data:`PACKED_SEPARATOR` (which :func:`parsers.tables.normalize_cell` removes from every cell),
-    empty cells at the right end left out. Equal to any sequence of the same rows.
+    26 MB CSV held seven times its text in them); here a row costs 8 bytes. A row whose line cannot
+    be cut back into its cells (a cell holding ``|``) keeps its cells in ``odd``. Equal to any
+    sequence of the same rows.
     """
 
-    __slots__ = ("packed", "width")
+    __slots__ = ("odd", "starts", "text", "width")
 
-    def __init__(self, packed: list[str], width: int) -> None:
-        self.packed = packed
+    def __init__(self, text: str, starts: array, width: int, odd: dict[int, tuple[str, ...]]) -> None:
+        self.text = text
+        self.starts = starts  # where each row's line starts, then len(text) + 1
         self.width = width
+        self.odd = odd  # row index -> its cells (empty cells at the right end left out)
+
+    @classmethod
+    def pack(cls, packed: list[str], width: int) -> PackedRows:
+        """From rows of cells joined by :data:`PACKED_SEPARATOR`, empty cells at the right end left out
+        (the list is emptied once read)."""
+        starts = array("q", [0])
+        odd: dict[int, tuple[str, ...]] = {}
+        position = 0
+        for index, row in enumerate(packed):
+            position += len(row) + (len(CELL_SEPARATOR) - 1) * row.count(PACKED_SEPARATOR) + 1
+            starts.append(position)
+            if "|" in row:
+                line = row.replace(PACKED_SEPARATOR, CELL_SEPARATOR)
+                if line.split(CELL_SEPARATOR) != row.split(PACKED_SEPARATOR):
+                    odd[index] = tuple(row.split(PACKED_SEPARATOR))
+        text = "\n".join(packed)
+        packed.clear()
+        return cls(text.replace(PACKED_SEPARATOR, CELL_SEPARATOR), starts, width, odd)
 
     def __len__(self) -> int:
-        return len(self.packed)
+        return len(self.starts) - 1
 
     def __getitem__(self, index):  # int -> a row, slice -> a tuple of rows
         if isinstance(index, slice):
-            return tuple(self._cells(row) for row in self.packed[index])
-        return self._cells(self.packed[index])
+            return tuple(self._cells(i) for i in range(*index.indices(len(self))))
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("row index out of range")
+        return self._cells(index)
 
     def __iter__(self) -> Iterator[tuple[str, ...]]:
-        return map(self._cells, self.packed)
+        return map(self._cells, range(len(self)))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence):
@@ -63,13 +91,13 @@ class PackedRows(Sequence[tuple[str, ...]]):
     def __repr__(self) -> str:
         return f"PackedRows({len(self)} rows of {self.width} cells)"
 
-    def _cells(self, packed: str) -> tuple[str, ...]:
-        cells = tuple(packed.split(PACKED_SEPARATOR))
+    def _cells(self, index: int) -> tuple[str, ...]:
+        cells = self.odd.get(index) or tuple(self.line(index).split(CELL_SEPARATOR))
         return cells + ("",) * (self.width - len(cells))
 
-    def text(self, index: int) -> str:
+    def line(self, index: int) -> str:
         """Row ``index`` as :meth:`Table.row_text` renders it."""
-        return self.packed[index].replace(PACKED_SEPARATOR, CELL_SEPARATOR)
+        return self.text[self.starts[index]:self.starts[index + 1] - 1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +112,7 @@ class Table:
     def row_text(self, index: int) -> str:
         """One row as a line: cells joined by ``" | "``, empty cells at the right end left out."""
         if isinstance(self.rows, PackedRows):
-            return self.rows.text(index)
+            return self.rows.line(index)
         cells = self.rows[index]
         end = len(cells)
         while end and not cells[end - 1]:
@@ -92,6 +120,8 @@ class Table:
         return CELL_SEPARATOR.join(cells[:end])
 
     def render(self) -> str:
+        if isinstance(self.rows, PackedRows):
+            return self.rows.text
         return "\n".join(self.row_text(i) for i in range(len(self.rows)))
 
     @property

@@ -134,23 +134,45 @@ class SheetRows:
 
 def sheet_table(rows: SheetRows, spans: Iterable[Span] = ()) -> Table:
     """:func:`make_table` of a sheet's rows (with the columns before its first column of text left
-    out; ``spans`` already relative to that column), kept packed."""
+    out; ``spans`` already relative to that column), kept packed (:class:`parsers.model.PackedRows`)."""
     first = rows.first_column
     packed = rows.packed if first == 0 else [row.split(PACKED_SEPARATOR, first)[-1] for row in rows.packed]
     rows.packed = []  # the table owns them now (and may fill merged cells in place)
     width = rows.end_column - first
-    table = PackedRows(packed, width)
-    spans = [s for s in spans if (s.width > 1 or s.height > 1) and s.col < width and s.row < len(packed)]
-    header_rows = max(1, min(detect_header_rows(table, spans), len(packed)))
+    height = len(packed)
+    unpacked = [tuple(row.split(PACKED_SEPARATOR)) + ("",) * (width - row.count(PACKED_SEPARATOR) - 1)
+                for row in packed[:MAX_HEADER_ROWS + 200]]  # all that header detection reads
+    spans = [s for s in spans if (s.width > 1 or s.height > 1) and s.col < width and s.row < height]
+    header_rows = max(1, min(detect_header_rows(_Rows(unpacked, height), spans), height))
     if spans:  # fill merged cells in the rows they cover, then pack those rows again
-        touched = {r: list(table[r]) for s in spans for r in range(s.row, min(s.last_row, len(packed) - 1) + 1)}
-        _fill_spans(touched, spans, header_rows, width, len(packed))
+        touched = {r: _cells(packed[r], width) for s in spans for r in range(s.row, min(s.last_row, height - 1) + 1)}
+        _fill_spans(touched, spans, header_rows, width, height)
         for r, cells in touched.items():
             end = len(cells)
             while end and not cells[end - 1]:
                 end -= 1
             packed[r] = PACKED_SEPARATOR.join(cells[:end])
-    return Table(table, header_rows)
+    return Table(PackedRows.pack(packed, width), header_rows)
+
+
+def _cells(packed: str, width: int) -> list[str]:
+    cells = packed.split(PACKED_SEPARATOR)
+    return cells + [""] * (width - len(cells))
+
+
+class _Rows(Sequence[Sequence[str]]):
+    """The first rows of a table and its height: what :func:`detect_header_rows` reads."""
+
+    def __init__(self, head: list[tuple[str, ...]], height: int) -> None:
+        self.head, self.height = head, height
+
+    def __len__(self) -> int:
+        return self.height
+
+    def __getitem__(self, index):
+        if isinstance(index, slice) and index.indices(self.height)[1] > len(self.head):
+            raise IndexError("only the first rows of the table are kept for header detection")
+        return self.head[index]
 
 
 def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()) -> int:

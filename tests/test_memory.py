@@ -3,7 +3,8 @@
 - counting tokens leaves nothing behind: not a long text in the counter's memo, not a UTF-8 copy
   cached on the string by the tokeniser;
 - counting a long text never holds its tokens whole (as a Python list, tens of bytes a token);
-- the counter's answer is tiktoken's, however a long text is cut into pieces to be counted.
+- the counter's answer is tiktoken's, however a long text is cut into pieces to be counted;
+- a tall sheet is held in about its text (its rows packed), and reads back as the same table.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import sys
 import tracemalloc
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from splitters.chunk import MEMO_CHARS, PIECE_CHARS, cl100k, cl100k_counter
 
@@ -96,5 +99,33 @@ def test_a_tall_sheet_is_held_in_about_its_text(tmp_path, suffix: str) -> None:
     text = sys.getsizeof(doc.text)
     print(f"{suffix}: held {held / text:.1f}x, peak {peak / text:.1f}x its text")
     assert len(doc.blocks[0].table.rows) == 20_001
-    assert held < 4 * text  # cells as tuples of strings: six times the text, at a peak of eight
-    assert peak < 6 * text
+    assert held < 2 * text  # cells as tuples of strings: six times the text, at a peak of eight
+    assert peak < 4 * text
+
+
+cells = st.text(alphabet="a|가 1-", max_size=5).map(lambda cell: " ".join(cell.split()))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.lists(cells, min_size=1, max_size=5), min_size=1, max_size=8),
+       merges=st.lists(st.tuples(*[st.integers(0, 5)] * 4), max_size=3))
+def test_a_packed_sheet_reads_as_the_table_of_its_cells(rows: list[list[str]], merges) -> None:
+    # Cells holding "|" (a line that cannot be cut back at " | "), empty cells and rows, merges.
+    from parsers.tables import SheetRows, Span, make_table, sheet_table
+
+    kept = [row for row in rows if any(row)]
+    sheet = SheetRows()
+    for number, row in enumerate(kept, start=1):
+        sheet.add(number, row)
+    first = sheet.first_column if kept else 0
+    spans = [Span(r, c, r + h, c + w) for r, c, h, w in merges]
+    expected = make_table([row[first:] for row in kept], spans, normalized=True)
+    if expected is None:
+        assert not kept
+        return
+    table = sheet_table(sheet, spans)
+    assert table.header_rows == expected.header_rows
+    assert table.rows == expected.rows and tuple(table.rows) == expected.rows
+    assert table.rows[1:3] == expected.rows[1:3] and table.rows[-1] == expected.rows[-1]
+    assert table.render() == expected.render()
+    assert [table.row_text(i) for i in range(len(table.rows))] == [expected.row_text(i) for i in range(len(table.rows))]
