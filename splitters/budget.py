@@ -86,6 +86,7 @@ class _Segment:
     whole: bool = False  # table rows, furniture: never cut again to make room
     sealed: bool = False  # a column group of a wide row: a piece on its own (its header fits it alone)
     tokens: int | None = None  # a packed piece: the count of its header and trimmed span, when known
+    own: int | None = None  # the count of text[start:end] alone, when known (a table row: counted when cut)
 
 
 # ------------------------------------------------------------------------------------- splitting
@@ -275,10 +276,11 @@ def _pack_words(text: str, start: int, end: int, header: str, count: TokenCounte
 def _step_count(text: str, gap_start: int, segment: _Segment, count: TokenCounter) -> int:
     """What a segment adds to a piece: its tokens with the gap before it. After a single line break
     and before a letter or digit, cl100k's pre-tokeniser always splits at the break, so the break
-    and the segment are counted apart — both counts are memoised (the segment's from when it was
-    cut), where counting them together would tokenise every table row a second time."""
+    and the segment are counted apart — the break's count is memoised, a table row carries its own
+    from when it was cut, where counting them together would tokenise every row a second time."""
     if segment.start - gap_start == 1 and text[gap_start] == "\n" and text[segment.start].isalnum():
-        return count("\n") + count(text[segment.start:segment.end])
+        own = segment.own if segment.own is not None else count(text[segment.start:segment.end])
+        return count("\n") + own
     return count(text[gap_start:segment.end])
 
 
@@ -416,7 +418,11 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
                                 in column_groups(text, table, index, rows[index][0], count, limit, cut, key))
             continue
         pieces = split_text(text, rs, re_, count, max(room, 1))
-        segments.extend(_Segment(ps, pe, row_header, len(pieces) == 1) for ps, pe in pieces)
+        if len(pieces) == 1:  # a whole row: its count goes with it, for packing
+            (ps, pe), = pieces
+            segments.append(_Segment(ps, pe, row_header, True, own=count(text[ps:pe])))
+        else:
+            segments.extend(_Segment(ps, pe, row_header) for ps, pe in pieces)
     return segments
 
 

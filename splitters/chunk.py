@@ -87,6 +87,9 @@ def cl100k() -> object:
 #: documents) are rarely counted twice, and a memo of them would hold copies of the document's text
 #: long after it is cut (the candidate packs of a 13 MB Markdown file: four times its text).
 MEMO_CHARS = 512
+#: How many short texts the memo keeps. A recount comes soon after the first count (a table row
+#: carries its count from where it is cut to where it is packed), so a small memo serves it.
+MEMO_ENTRIES = 16384
 #: A text longer than this is counted in pieces of about this size (see :func:`_pieces`).
 PIECE_CHARS = 1 << 16
 #: Where a long text is cut to be counted in pieces: a line break before a letter or digit (ASCII or
@@ -112,7 +115,7 @@ def cl100k_counter() -> TokenCounter:
             data = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
         return len(encoding._encode_bytes(data))
 
-    memo = lru_cache(maxsize=65536)(tokenise)
+    memo = lru_cache(maxsize=MEMO_ENTRIES)(tokenise)
 
     def count(text: str) -> int:
         if len(text) <= MEMO_CHARS:
