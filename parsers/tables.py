@@ -107,8 +107,9 @@ def make_table(
 
 
 class SheetRows:
-    """A sheet's non-empty rows as they are read, packed (see :class:`parsers.model.PackedRows`): the
-    cells of a row are not kept as strings of their own, so reading a tall sheet holds about its text."""
+    """A sheet's non-empty rows as they are read, each one string (its cells joined by
+    :data:`parsers.model.PACKED_SEPARATOR`, empty cells at the right end left out): the cells of a
+    row are not kept as strings of their own, so reading a tall sheet holds about its text."""
 
     def __init__(self) -> None:
         self.numbers: list[int] = []  # the row number of each row
@@ -118,7 +119,7 @@ class SheetRows:
         self.end_column = 0  # one past the last column any row has text in
 
     def __len__(self) -> int:
-        return len(self.packed)
+        return len(self.numbers)
 
     def add(self, number: int, cells: Sequence[str]) -> None:
         """Add a row of normalised cells that holds some text."""
@@ -137,7 +138,7 @@ def sheet_table(rows: SheetRows, spans: Iterable[Span] = ()) -> Table:
     out; ``spans`` already relative to that column), kept packed (:class:`parsers.model.PackedRows`)."""
     first = rows.first_column
     packed = rows.packed if first == 0 else [row.split(PACKED_SEPARATOR, first)[-1] for row in rows.packed]
-    rows.packed = []  # the table owns them now (and may fill merged cells in place)
+    rows.packed = []  # the table owns them now (fills merged cells in place, then renders them)
     width = rows.end_column - first
     height = len(packed)
     unpacked = [tuple(row.split(PACKED_SEPARATOR)) + ("",) * (width - row.count(PACKED_SEPARATOR) - 1)
