@@ -63,7 +63,7 @@ def test_counting_a_long_text_does_not_hold_its_tokens() -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < sys.getsizeof(text) / 2  # a list of its tokens: about 20 times the text
+    assert peak < sys.getsizeof(text)  # a list of its tokens: about 10 times the text
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -87,18 +87,18 @@ def traced(function):
     return result, held, peak
 
 
-@pytest.mark.parametrize("suffix", ["csv", "xlsx"])
-def test_a_tall_sheet_is_held_in_about_its_text(tmp_path, suffix: str) -> None:
+@pytest.mark.parametrize(("suffix", "height"), [("csv", 20_000), ("xlsx", 8_000)])
+def test_a_tall_sheet_is_held_in_about_its_text(tmp_path, suffix: str, height: int) -> None:
     from fixtures.files import make_csv, make_xlsx
 
     from parsers import parse
 
-    rows = [[f"열{c}" for c in range(10)]] + [[f"값 {r}-{c}" for c in range(10)] for r in range(20_000)]
+    rows = [[f"열{c}" for c in range(10)]] + [[f"값 {r}-{c}" for c in range(10)] for r in range(height)]
     path = make_csv(tmp_path / "tall.csv", rows) if suffix == "csv" else make_xlsx(tmp_path / "tall.xlsx", {"s": rows})
     doc, held, peak = traced(lambda: parse(path))
     text = sys.getsizeof(doc.text)
     print(f"{suffix}: held {held / text:.1f}x, peak {peak / text:.1f}x its text")
-    assert len(doc.blocks[0].table.rows) == 20_001
+    assert len(doc.blocks[0].table.rows) == height + 1
     assert held < 2 * text  # cells as tuples of strings: six times the text, at a peak of eight
     assert peak < 4 * text
 
