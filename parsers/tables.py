@@ -141,10 +141,8 @@ def sheet_table(rows: SheetRows, spans: Iterable[Span] = ()) -> Table:
     rows.packed = []  # the table owns them now (fills merged cells in place, then renders them)
     width = rows.end_column - first
     height = len(packed)
-    unpacked = [tuple(row.split(PACKED_SEPARATOR)) + ("",) * (width - row.count(PACKED_SEPARATOR) - 1)
-                for row in packed[:MAX_HEADER_ROWS + 200]]  # all that header detection reads
     spans = [s for s in spans if (s.width > 1 or s.height > 1) and s.col < width and s.row < height]
-    header_rows = max(1, min(detect_header_rows(_Rows(unpacked, height), spans), height))
+    header_rows = max(1, min(detect_header_rows(_Unpacked(packed, width), spans), height))
     if spans:  # fill merged cells in the rows they cover, then pack those rows again
         touched = {r: _cells(packed[r], width) for s in spans for r in range(s.row, min(s.last_row, height - 1) + 1)}
         _fill_spans(touched, spans, header_rows, width, height)
@@ -161,19 +159,28 @@ def _cells(packed: str, width: int) -> list[str]:
     return cells + [""] * (width - len(cells))
 
 
-class _Rows(Sequence[Sequence[str]]):
-    """The first rows of a table and its height: what :func:`detect_header_rows` reads."""
+class _Unpacked(Sequence[tuple[str, ...]]):
+    """Packed rows read as tuples of ``width`` cells where they are read, and sliced as views — what
+    :func:`detect_header_rows` looks at (its first rows) costs that, not a copy of the table."""
 
-    def __init__(self, head: list[tuple[str, ...]], height: int) -> None:
-        self.head, self.height = head, height
+    def __init__(self, packed: list[str], width: int, start: int = 0, stop: int | None = None) -> None:
+        self.packed, self.width, self.start = packed, width, start
+        self.stop = len(packed) if stop is None else stop
 
     def __len__(self) -> int:
-        return self.height
+        return self.stop - self.start
 
-    def __getitem__(self, index):
-        if isinstance(index, slice) and index.indices(self.height)[1] > len(self.head):
-            raise IndexError("only the first rows of the table are kept for header detection")
-        return self.head[index]
+    def __getitem__(self, index):  # int -> a row, slice -> a view
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return tuple(self[i] for i in range(start, stop, step))
+            return _Unpacked(self.packed, self.width, self.start + start, self.start + max(stop, start))
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("row index out of range")
+        return tuple(_cells(self.packed[self.start + index], self.width))
 
 
 def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()) -> int:
