@@ -220,7 +220,7 @@ def count_markers(lines: Iterable[str]) -> dict[str, int]:
 # ------------------------------------------------------------------------------ a whole document
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """A line that may open a section, judged on its own and its neighbours (not yet the document)."""
 
@@ -240,7 +240,7 @@ class Scan:
     lines: int  # lines read
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Line:
     offset: int
     end: int
@@ -332,7 +332,7 @@ def _toc_lines(lines: list[_Line]) -> set[int]:
     return toc
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Heading:
     """A line that opens a section: where it is, how deep (smaller is higher) and its path label."""
 

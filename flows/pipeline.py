@@ -21,7 +21,7 @@ from pathlib import Path
 from classifiers import DEFAULT_RULES, Decision, build_rules, classify, gather_facts
 from parsers import ParseError, parse
 from parsers.model import CELL_SEPARATOR, Document
-from splitters import Budget, Chunk, cl100k_counter, get_strategy, split_document
+from splitters import Budget, Chunk, TokenCounter, cl100k_counter, get_strategy, split_document
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +99,20 @@ def decide(doc: Document, tokens: int, config: CutConfig, name: str) -> Decision
 
 def cut_document(doc: Document, config: CutConfig, name: str) -> tuple[Decision, list[Chunk]]:
     count = _counter()
-    decision = decide(doc, count(doc.text), config, name)
-    return decision, split_document(doc, decision.strategy, count, config.budget)
+    tokens = count(doc.text)
+    decision = decide(doc, tokens, config, name)
+    return decision, split_document(doc, decision.strategy, _knowing(count, doc.text, tokens), config.budget)
+
+
+def _knowing(count: TokenCounter, text: str, tokens: int) -> TokenCounter:
+    """``count``, but the document's text (counted once for the classifier; a strategy counts it again
+    as its whole unit) is answered without tokenising it a second time. The counter memoises only
+    short texts, so that a document's text does not outlive the document in its memo."""
+
+    def known(candidate: str) -> int:
+        return tokens if candidate is text else count(candidate)
+
+    return known
 
 
 def cut_file(ref: FileRef, config: CutConfig) -> Outcome:

@@ -15,7 +15,7 @@ from pathlib import Path
 from parsers.detect import SNIFF_BYTES, sniff_encoding
 from parsers.errors import CorruptFile, EmptyFile
 from parsers.model import Document, Properties
-from parsers.tables import normalize_cell
+from parsers.tables import SheetRows, normalize_cell
 from parsers.xlsx import MAX_CELLS, MAX_ROWS, sheet_block
 
 #: Longest field read: any (csv's own default, 128 KiB, raises on longer ones; the file's size is
@@ -24,7 +24,7 @@ MAX_FIELD = sys.maxsize
 
 
 def parse_csv(path: Path) -> Document:
-    numbered: list[tuple[int, tuple[str, ...]]] = []
+    rows = SheetRows()
     warnings: list[str] = []
     with path.open("rb") as raw:
         sample = raw.read(SNIFF_BYTES)
@@ -38,7 +38,6 @@ def parse_csv(path: Path) -> Document:
             dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
         stream.seek(0)
         csv.field_size_limit(MAX_FIELD)
-        cells = 0
         nuls = [0]
 
         def lines():  # csv refuses NUL bytes ("line contains NUL"); a few of them are stray bytes
@@ -50,19 +49,18 @@ def parse_csv(path: Path) -> Document:
 
         try:
             for number, row in enumerate(csv.reader(lines(), dialect), start=1):
-                if len(numbered) >= MAX_ROWS or cells >= MAX_CELLS:
+                if len(rows) >= MAX_ROWS or rows.cells >= MAX_CELLS:
                     warnings.append(f"records after record {number - 1:,} were not read "
                                     f"(limit {MAX_ROWS:,} rows, {MAX_CELLS:,} cells)")
                     break
-                values = tuple(normalize_cell(c) for c in row)
+                values = [normalize_cell(c) for c in row]
                 if any(values):
-                    numbered.append((number, values))
-                    cells += len(values)
+                    rows.add(number, values)
         except csv.Error as exc:
             raise CorruptFile(f"malformed CSV: {exc}") from exc
     if nuls[0]:
         warnings.append(f"{nuls[0]:,} NUL bytes were removed")
-    block = sheet_block(numbered, path.stem)
+    block = sheet_block(rows, path.stem)
     if block is None:
         raise EmptyFile("the CSV file has no non-empty cells")
     return Document(str(path), "csv", (block,), Properties(sheets=(path.stem,)), tuple(warnings))

@@ -9,6 +9,8 @@ Everything here is a frozen dataclass: stages never mutate what the previous sta
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
@@ -21,15 +23,96 @@ BLOCK_SEPARATOR = "\n\n"
 CELL_SEPARATOR = " | "
 
 
-@dataclass(frozen=True)
-class Table:
-    """A table kept as a table: rows of cells, the first ``header_rows`` of them are headers."""
+#: Joins a packed row's cells (:class:`parsers.tables.SheetRows`): a control character no normalised
+#: cell holds.
+PACKED_SEPARATOR = "\x1f"
 
-    rows: tuple[tuple[str, ...], ...]
+
+class PackedRows(Sequence[tuple[str, ...]]):
+    """The rows of a tall table kept as the table's rendered text (:meth:`Table.render`, which is the
+    block's text: the same string) and where each row starts in it; a row's cells are read back on
+    demand, as a tuple of ``width`` cells, by cutting its line at ``" | "``.
+
+    A sheet's cells as tuples of strings cost about 90 bytes each for a few characters of text (a
+    26 MB CSV held seven times its text in them); here a row costs 8 bytes. A row whose line cannot
+    be cut back into its cells (a cell holding ``|``) keeps its cells in ``odd``. Equal to any
+    sequence of the same rows.
+    """
+
+    __slots__ = ("odd", "starts", "text", "width")
+
+    def __init__(self, text: str, starts: array, width: int, odd: dict[int, tuple[str, ...]]) -> None:
+        self.text = text
+        self.starts = starts  # where each row's line starts, then len(text) + 1
+        self.width = width
+        self.odd = odd  # row index -> its cells (empty cells at the right end left out)
+
+    @classmethod
+    def pack(cls, packed: list[str], width: int) -> PackedRows:
+        """From rows of cells joined by :data:`PACKED_SEPARATOR`, empty cells at the right end left out
+        (the list is emptied once read)."""
+        starts = array("q", [0])
+        odd: dict[int, tuple[str, ...]] = {}
+        position = 0
+        for index, row in enumerate(packed):
+            position += len(row) + (len(CELL_SEPARATOR) - 1) * row.count(PACKED_SEPARATOR) + 1
+            starts.append(position)
+            if "|" in row:
+                line = row.replace(PACKED_SEPARATOR, CELL_SEPARATOR)
+                if line.split(CELL_SEPARATOR) != row.split(PACKED_SEPARATOR):
+                    odd[index] = tuple(row.split(PACKED_SEPARATOR))
+        text = "\n".join(packed)
+        packed.clear()
+        return cls(text.replace(PACKED_SEPARATOR, CELL_SEPARATOR), starts, width, odd)
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def __getitem__(self, index):  # int -> a row, slice -> a tuple of rows
+        if isinstance(index, slice):
+            return tuple(self._cells(i) for i in range(*index.indices(len(self))))
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("row index out of range")
+        return self._cells(index)
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return map(self._cells, range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"PackedRows({len(self)} rows of {self.width} cells)"
+
+    def _cells(self, index: int) -> tuple[str, ...]:
+        cells = self.odd.get(index) or tuple(self.line(index).split(CELL_SEPARATOR))
+        return cells + ("",) * (self.width - len(cells))
+
+    def line(self, index: int) -> str:
+        """Row ``index`` as :meth:`Table.row_text` renders it."""
+        return self.text[self.starts[index]:self.starts[index + 1] - 1]
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table kept as a table: rows of cells, the first ``header_rows`` of them are headers.
+
+    ``rows`` is a tuple of tuples, or :class:`PackedRows` for a sheet's rows (same reading)."""
+
+    rows: tuple[tuple[str, ...], ...] | PackedRows
     header_rows: int = 1
 
     def row_text(self, index: int) -> str:
         """One row as a line: cells joined by ``" | "``, empty cells at the right end left out."""
+        if isinstance(self.rows, PackedRows):
+            return self.rows.line(index)
         cells = self.rows[index]
         end = len(cells)
         while end and not cells[end - 1]:
@@ -37,6 +120,8 @@ class Table:
         return CELL_SEPARATOR.join(cells[:end])
 
     def render(self) -> str:
+        if isinstance(self.rows, PackedRows):
+            return self.rows.text
         return "\n".join(self.row_text(i) for i in range(len(self.rows)))
 
     @property
@@ -44,7 +129,7 @@ class Table:
         return "\n".join(self.row_text(i) for i in range(min(self.header_rows, len(self.rows))))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Locator:
     """Where a block sits in its file. Fields that do not apply to a format stay ``None``."""
 
@@ -56,11 +141,15 @@ class Locator:
     slide: int | None = None  # 1-based PPTX slide
 
 
-@dataclass(frozen=True)
+#: The locator of a block whose format has none (one shared instance, not one per block).
+NO_LOCATOR = Locator()
+
+
+@dataclass(frozen=True, slots=True)
 class Block:
     kind: BlockKind
     text: str
-    locator: Locator = field(default_factory=Locator)
+    locator: Locator = NO_LOCATOR  # shared: a Locator is frozen
     level: int = 0  # heading level (1 = top) when the format declares one
     table: Table | None = None
     # For a table block whose rows map to spreadsheet rows: the row number of each table row.

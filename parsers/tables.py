@@ -25,10 +25,11 @@ Merged ranges are filled so that every row can be read on its own in a chunk:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from parsers.model import Table
+from parsers.model import PACKED_SEPARATOR, PackedRows, Table
 
 MAX_HEADER_ROWS = 3
 _YEAR = re.compile(r"^(19|20)\d\d$")
@@ -103,8 +104,85 @@ def make_table(
     if header_rows is None:
         header_rows = detect_header_rows(grid, spans)
     header_rows = max(1, min(header_rows, len(grid)))
-    _fill_spans(grid, spans, header_rows, width)
+    _fill_spans(grid, spans, header_rows, width, len(grid))
     return Table(tuple(tuple(row) for row in grid), header_rows)
+
+
+class SheetRows:
+    """A sheet's non-empty rows as they are read, each one string (its cells joined by
+    :data:`parsers.model.PACKED_SEPARATOR`, empty cells at the right end left out): the cells of a
+    row are not kept as strings of their own, so reading a tall sheet holds about its text."""
+
+    def __init__(self) -> None:
+        self.numbers: list[int] = []  # the row number of each row
+        self.packed: list[str] = []
+        self.cells = 0  # cells read, empty ones included (what the cell limits count)
+        self.first_column = sys.maxsize  # the first column any row has text in (0-based)
+        self.end_column = 0  # one past the last column any row has text in
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def add(self, number: int, cells: Sequence[str]) -> None:
+        """Add a row of normalised cells that holds some text."""
+        end = len(cells)
+        while not cells[end - 1]:
+            end -= 1
+        self.first_column = min(self.first_column, next(i for i, cell in enumerate(cells) if cell))
+        self.end_column = max(self.end_column, end)
+        self.numbers.append(number)
+        self.packed.append(PACKED_SEPARATOR.join(cells[:end]))
+        self.cells += len(cells)
+
+
+def sheet_table(rows: SheetRows, spans: Iterable[Span] = ()) -> Table:
+    """:func:`make_table` of a sheet's rows (with the columns before its first column of text left
+    out; ``spans`` already relative to that column), kept packed (:class:`parsers.model.PackedRows`)."""
+    first = rows.first_column
+    packed = rows.packed if first == 0 else [row.split(PACKED_SEPARATOR, first)[-1] for row in rows.packed]
+    rows.packed = []  # the table owns them now (fills merged cells in place, then renders them)
+    width = rows.end_column - first
+    height = len(packed)
+    spans = [s for s in spans if (s.width > 1 or s.height > 1) and s.col < width and s.row < height]
+    header_rows = max(1, min(detect_header_rows(_Unpacked(packed, width), spans), height))
+    if spans:  # fill merged cells in the rows they cover, then pack those rows again
+        touched = {r: _cells(packed[r], width) for s in spans for r in range(s.row, min(s.last_row, height - 1) + 1)}
+        _fill_spans(touched, spans, header_rows, width, height)
+        for r, cells in touched.items():
+            end = len(cells)
+            while end and not cells[end - 1]:
+                end -= 1
+            packed[r] = PACKED_SEPARATOR.join(cells[:end])
+    return Table(PackedRows.pack(packed, width), header_rows)
+
+
+def _cells(packed: str, width: int) -> list[str]:
+    cells = packed.split(PACKED_SEPARATOR)
+    return cells + [""] * (width - len(cells))
+
+
+class _Unpacked(Sequence[tuple[str, ...]]):
+    """Packed rows read as tuples of ``width`` cells where they are read, and sliced as views — what
+    :func:`detect_header_rows` looks at (its first rows) costs that, not a copy of the table."""
+
+    def __init__(self, packed: list[str], width: int, start: int = 0, stop: int | None = None) -> None:
+        self.packed, self.width, self.start = packed, width, start
+        self.stop = len(packed) if stop is None else stop
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def __getitem__(self, index):  # int -> a row, slice -> a view
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return tuple(self[i] for i in range(start, stop, step))
+            return _Unpacked(self.packed, self.width, self.start + start, self.start + max(stop, start))
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("row index out of range")
+        return tuple(_cells(self.packed[self.start + index], self.width))
 
 
 def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()) -> int:
@@ -157,14 +235,16 @@ def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()
 MAX_REPEATED_LABEL = 40
 
 
-def _fill_spans(grid: list[list[str]], spans: Sequence[Span], header_rows: int, width: int) -> None:
+def _fill_spans(grid: Mapping[int, list[str]] | list[list[str]], spans: Sequence[Span], header_rows: int, width: int,
+                height: int) -> None:
+    """Fill merged ranges in ``grid`` (all ``height`` rows, or those the spans cover, by index)."""
     titles = {span for span in spans if span.col == 0 and _alone_in_its_row(grid[span.row], span)}
     for span in spans:
         value = grid[span.row][span.col]
         if not value or len(value) > MAX_REPEATED_LABEL:
             continue
         title = span in titles
-        for r in range(span.row, min(span.last_row, len(grid) - 1) + 1):
+        for r in range(span.row, min(span.last_row, height - 1) + 1):
             for c in range(span.col, min(span.last_col, width - 1) + 1):
                 if (r, c) == (span.row, span.col) or grid[r][c]:
                     continue

@@ -34,7 +34,7 @@ from typing import Any
 from parsers.containers import check_ooxml
 from parsers.errors import CorruptFile, EmptyFile
 from parsers.model import Block, Document, Locator, Properties
-from parsers.tables import Span, make_table, normalize_cell
+from parsers.tables import SheetRows, Span, normalize_cell, sheet_table
 
 #: Rows read per sheet; the rest is reported as not read.
 MAX_ROWS = 200_000
@@ -50,7 +50,7 @@ _MERGE_REF = re.compile(rb"""<(?:\w+:)?mergeCell\b[^>]*?\bref=["']([A-Za-z]+\d+(
 
 @dataclass
 class _SheetData:
-    rows: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    rows: SheetRows = field(default_factory=SheetRows)
     merges: list[str] = field(default_factory=list)
     uncached: list[str] = field(default_factory=list)
     uncached_count: int = 0
@@ -115,7 +115,7 @@ def _read_workbook(path: Path, workbook: Any) -> Document:
             warnings.append(f"sheet {sheet.title!r} was not read: the workbook reached {MAX_CELLS:,} cells")
             continue
         data = _read_sheet(workbook, sheet, budget)
-        budget -= sum(len(cells) for _, cells in data.rows)
+        budget -= data.rows.cells
         warnings.extend(_sheet_warnings(sheet.title, data))
         block = sheet_block(data.rows, sheet.title, [_span(ref) for ref in data.merges])
         if block is not None:
@@ -143,7 +143,7 @@ def _sheet_warnings(title: str, data: _SheetData) -> list[str]:
             "LibreOffice to fill them"
         )
     if data.truncated_rows:
-        last = data.rows[-1][0] if data.rows else 0
+        last = data.rows.numbers[-1] if data.rows else 0
         warnings.append(f"sheet {title!r}: rows after row {last:,} were not read "
                         f"(limit {MAX_ROWS:,} rows per sheet, {MAX_CELLS:,} cells per workbook)")
     if data.truncated_columns:
@@ -185,7 +185,7 @@ def _read_sheet(workbook: Any, sheet: Any, cell_budget: int) -> _SheetData:
             if len(data.rows) >= MAX_ROWS or cells_read + len(cells) > cell_budget:
                 data.truncated_rows = True
                 break
-            data.rows.append((number, cells))
+            data.rows.add(number, cells)
             cells_read += len(cells)
         if data.truncated_rows:
             data.merges = _scan_merges(source)
@@ -310,23 +310,19 @@ def _span(ref: str) -> tuple[int, int, int, int]:
     return min_row, min_col, max_row, max_col
 
 
-def sheet_block(numbered: list[tuple[int, tuple[str, ...]]], sheet: str,
-                merges: list[tuple[int, int, int, int]] = ()) -> Block | None:
-    """One table block from (row number, cells) pairs; merges are 1-based (row, col, last row, last col)."""
-    if not numbered:
+def sheet_block(rows: SheetRows, sheet: str, merges: list[tuple[int, int, int, int]] = ()) -> Block | None:
+    """One table block from a sheet's rows; merges are 1-based (row, col, last row, last col)."""
+    if not rows:
         return None
-    first_column = min(next(i for i, c in enumerate(cells) if c) for _, cells in numbered)
-    rows = [cells[first_column:] for _, cells in numbered]
-    numbers = tuple(n for n, _ in numbered)
+    first_column = rows.first_column
+    numbers = tuple(rows.numbers)
     spans = []
     for row, col, last_row, last_col in merges:
         start = bisect.bisect_left(numbers, row)
         if start < len(numbers) and numbers[start] == row and col - 1 - first_column >= 0:
             end = bisect.bisect_right(numbers, last_row) - 1
             spans.append(Span(start, col - 1 - first_column, end, last_col - 1 - first_column))
-    table = make_table(rows, spans, normalized=True)
-    if table is None:
-        return None
+    table = sheet_table(rows, spans)
     locator = Locator(sheet=sheet, row_start=numbers[0], row_end=numbers[-1])
     return Block("table", table.render(), locator, table=table, row_numbers=numbers)
 

@@ -57,9 +57,12 @@ _NO_GLUE: Mapping[int, int] = {}
 _JUNCTION_SLACK = 4
 
 
-def make_chunk(doc: Document, start: int, end: int, count: TokenCounter, header: str = "", **fields) -> Chunk:
+def make_chunk(doc: Document, start: int, end: int, count: TokenCounter, header: str = "", tokens: int | None = None,
+               **fields) -> Chunk:
+    """A chunk of ``header + doc.text[start:end]``; ``tokens``, when the caller already counted that text."""
     text = header + doc.text[start:end]
-    return Chunk(text=text, start=start, end=end, tokens=count(text), header=header, **fields)
+    return Chunk(text=text, start=start, end=end, tokens=count(text) if tokens is None else tokens, header=header,
+                 **fields)
 
 
 def trim(doc: Document, start: int, end: int) -> tuple[int, int]:
@@ -75,13 +78,15 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Segment:
     start: int
     end: int
     header: str = ""  # table header rows to prefix if a piece starts with this segment
     whole: bool = False  # table rows, furniture: never cut again to make room
     sealed: bool = False  # a column group of a wide row: a piece on its own (its header fits it alone)
+    tokens: int | None = None  # a packed piece: the count of its header and trimmed span, when known
+    own: int | None = None  # the count of text[start:end] alone, when known (a table row: counted when cut)
 
 
 # ------------------------------------------------------------------------------------- splitting
@@ -271,10 +276,11 @@ def _pack_words(text: str, start: int, end: int, header: str, count: TokenCounte
 def _step_count(text: str, gap_start: int, segment: _Segment, count: TokenCounter) -> int:
     """What a segment adds to a piece: its tokens with the gap before it. After a single line break
     and before a letter or digit, cl100k's pre-tokeniser always splits at the break, so the break
-    and the segment are counted apart — both counts are memoised (the segment's from when it was
-    cut), where counting them together would tokenise every table row a second time."""
+    and the segment are counted apart — the break's count is memoised, a table row carries its own
+    from when it was cut, where counting them together would tokenise every row a second time."""
     if segment.start - gap_start == 1 and text[gap_start] == "\n" and text[segment.start].isalnum():
-        return count("\n") + count(text[segment.start:segment.end])
+        own = segment.own if segment.own is not None else count(text[segment.start:segment.end])
+        return count("\n") + own
     return count(text[gap_start:segment.end])
 
 
@@ -293,7 +299,7 @@ def _pack(text: str, segments: list[_Segment], count: TokenCounter, limit: int) 
             pieces.append(first)
             index += 1
             continue
-        estimate = count(first.header + text[first.start:first.end])
+        alone = estimate = count(first.header + text[first.start:first.end])
         stop = index + 1
         while stop < len(segments) and not segments[stop].sealed:
             step = _step_count(text, segments[stop - 1].end, segments[stop], count)
@@ -301,12 +307,16 @@ def _pack(text: str, segments: list[_Segment], count: TokenCounter, limit: int) 
                 break
             estimate += step
             stop += 1
+        tokens = None
         while stop > index + 1:
             s, e = _trim(text, first.start, segments[stop - 1].end)
-            if count(first.header + text[s:e]) <= limit:
+            tokens = count(first.header + text[s:e])
+            if tokens <= limit:
                 break
             stop -= 1
-        pieces.append(_Segment(first.start, segments[stop - 1].end, first.header))
+        if stop == index + 1:
+            tokens = alone if _trim(text, first.start, first.end) == (first.start, first.end) else None
+        pieces.append(_Segment(first.start, segments[stop - 1].end, first.header, tokens=tokens))
         index = stop
     return pieces
 
@@ -365,7 +375,7 @@ def split_chunk(doc: Document, chunk: Chunk, count: TokenCounter, limit: int,
         start, end = _trim(text, piece.start, piece.end)
         if end > start:
             group = f"{chunk.group}#columns@{start}" if piece.sealed else chunk.group
-            pieces.append(make_chunk(doc, start, end, count, piece.header, heading_path=chunk.heading_path,
+            pieces.append(make_chunk(doc, start, end, count, piece.header, piece.tokens, heading_path=chunk.heading_path,
                                      group=group))
     return pieces
 
@@ -408,7 +418,11 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
                                 in column_groups(text, table, index, rows[index][0], count, limit, cut, key))
             continue
         pieces = split_text(text, rs, re_, count, max(room, 1))
-        segments.extend(_Segment(ps, pe, row_header, len(pieces) == 1) for ps, pe in pieces)
+        if len(pieces) == 1:  # a whole row: its count goes with it, for packing
+            (ps, pe), = pieces
+            segments.append(_Segment(ps, pe, row_header, True, own=count(text[ps:pe])))
+        else:
+            segments.extend(_Segment(ps, pe, row_header) for ps, pe in pieces)
     return segments
 
 

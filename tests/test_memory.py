@@ -1,0 +1,131 @@
+"""Memory bounds that can be checked without a clock (``bench/memory.py`` measures the whole picture).
+
+- counting tokens leaves nothing behind: not a long text in the counter's memo, not a UTF-8 copy
+  cached on the string by the tokeniser;
+- counting a long text never holds its tokens whole (as a Python list, tens of bytes a token);
+- the counter's answer is tiktoken's, however a long text is cut into pieces to be counted;
+- a tall sheet is held in about its text (its rows packed), and reads back as the same table.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import tracemalloc
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from splitters.chunk import MEMO_CHARS, PIECE_CHARS, cl100k, cl100k_counter
+
+WORDS = ("예산 집행 현황 점검 지역 디지털 전환 지원 사업 budget review quarterly growth 2025 12.5% "
+         "<|endoftext|> 회의 결과 ○ - □ 제3조(목적)").split(" ")
+
+
+def korean_text(chars: int, seed: int = 0) -> str:
+    rnd = random.Random(seed)
+    parts: list[str] = []
+    size = 0
+    while size < chars:
+        word = rnd.choice(WORDS) + rnd.choice([" ", " ", " ", "\n", ".\n", " | ", "\n\n", "  \n"])
+        parts.append(word)
+        size += len(word)
+    return "".join(parts)
+
+
+def tiktoken_count(text: str) -> int:
+    return len(cl100k().encode(text, disallowed_special=()))
+
+
+@pytest.mark.parametrize("chars", [MEMO_CHARS // 2, MEMO_CHARS * 4, PIECE_CHARS * 3])
+def test_counting_leaves_no_utf8_copy_on_the_text(chars: int) -> None:
+    text = korean_text(chars)
+    size = sys.getsizeof(text)
+    cl100k_counter()(text)
+    assert sys.getsizeof(text) == size  # CPython counts a cached UTF-8 copy in the string's size
+
+
+def test_a_long_text_is_not_kept_by_the_counter() -> None:
+    count = cl100k_counter()
+    text = korean_text(MEMO_CHARS * 4)
+    references = sys.getrefcount(text)
+    count(text)
+    assert sys.getrefcount(text) == references
+
+
+def test_counting_a_long_text_does_not_hold_its_tokens() -> None:
+    count = cl100k_counter()
+    text = korean_text(2_000_000)
+    tracemalloc.start()
+    try:
+        count(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < sys.getsizeof(text)  # a list of its tokens: about 10 times the text
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_count_of_a_long_text_is_tiktokens(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Small pieces, so that a text is cut at many line breaks (before Hangul, Latin letters, digits).
+    monkeypatch.setattr("splitters.chunk.PIECE_CHARS", 50)
+    count = cl100k_counter()
+    for text in (korean_text(5_000, seed), korean_text(300, seed), "\ud800 lone surrogate\n" * 40,
+                 "<|endoftext|>\nx" * 40, "\n\n\n가" * 30, " \n1" * 100, "a" * 600):
+        assert count(text) == tiktoken_count(text)
+
+
+def traced(function):
+    """``function()``'s result, with the memory it holds afterwards and its peak (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        result = function()
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, held, peak
+
+
+@pytest.mark.parametrize(("suffix", "height"), [("csv", 20_000), ("xlsx", 8_000)])
+def test_a_tall_sheet_is_held_in_about_its_text(tmp_path, suffix: str, height: int) -> None:
+    from fixtures.files import make_csv, make_xlsx
+
+    from parsers import parse
+
+    rows = [[f"열{c}" for c in range(10)]] + [[f"값 {r}-{c}" for c in range(10)] for r in range(height)]
+    path = make_csv(tmp_path / "tall.csv", rows) if suffix == "csv" else make_xlsx(tmp_path / "tall.xlsx", {"s": rows})
+    doc, held, peak = traced(lambda: parse(path))
+    text = sys.getsizeof(doc.text)
+    print(f"{suffix}: held {held / text:.1f}x, peak {peak / text:.1f}x its text")
+    assert len(doc.blocks[0].table.rows) == height + 1
+    assert held < 2 * text  # cells as tuples of strings: six times the text, at a peak of eight
+    assert peak < 4 * text
+
+
+cells = st.text(alphabet="a|가 1-", max_size=5).map(lambda cell: " ".join(cell.split()))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.lists(cells, min_size=1, max_size=5), min_size=1, max_size=8),
+       merges=st.lists(st.tuples(*[st.integers(0, 5)] * 4), max_size=3))
+def test_a_packed_sheet_reads_as_the_table_of_its_cells(rows: list[list[str]], merges) -> None:
+    # Cells holding "|" (a line that cannot be cut back at " | "), empty cells and rows, merges.
+    from parsers.tables import SheetRows, Span, make_table, sheet_table
+
+    kept = [row for row in rows if any(row)]
+    sheet = SheetRows()
+    for number, row in enumerate(kept, start=1):
+        sheet.add(number, row)
+    first = sheet.first_column if kept else 0
+    spans = [Span(r, c, r + h, c + w) for r, c, h, w in merges]
+    expected = make_table([row[first:] for row in kept], spans, normalized=True)
+    if expected is None:
+        assert not kept
+        return
+    table = sheet_table(sheet, spans)
+    assert table.header_rows == expected.header_rows
+    assert table.rows == expected.rows and tuple(table.rows) == expected.rows
+    assert table.rows[1:3] == expected.rows[1:3] and table.rows[-1] == expected.rows[-1]
+    assert table.render() == expected.render()
+    assert [table.row_text(i) for i in range(len(table.rows))] == [expected.row_text(i) for i in range(len(table.rows))]
