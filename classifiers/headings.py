@@ -81,6 +81,7 @@ _MAX_NUMBERED_HEADER = 60
 _SHORT_LINE = 30  # a title, not a line a sentence wrapped out of
 # Korean reports end sentences without a full stop too: "…하고 있음", "…필요함", "…상황임".
 _SENTENCE_END = re.compile(r"[.。!?！？:;]$|[다음함임됨]\.?$")
+_FIGURE = re.compile(r"\d{3}|\d[,.%]\d?")
 _LIST_INTRO = re.compile(r"(:|다음과 같다\.?|다음 각 호.*|as follows\.?|following:?)\s*$")
 _TOC_LEADERS = re.compile(r"(?:[.·ㆍ•∙‧・．]\s?){3,}\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*$", re.IGNORECASE)
 _TOC_PAGE = re.compile(r"(?<=\S)\s+(\d{1,4})$")
@@ -434,9 +435,10 @@ def reads_as_statement(line: str) -> bool:
 
 def is_figure_row(line: str) -> bool:
     """A row of a table drawn without rules, read as a line: a label, then at least three figures
-    making up at least 40 % of its words ("○ 기능별 분류(합계) 230,556 230,556 230,556")."""
+    (amounts of three digits or more, or with a separator: not "제 6 장의 2 … (1)") making up at
+    least 40 % of its words ("○ 기능별 분류(합계) 230,556 230,556 230,556")."""
     words = line.split()
-    figures = sum(1 for word in words[1:] if is_value(word))
+    figures = sum(1 for word in words[1:] if is_value(word) and _FIGURE.search(word))
     return figures >= 3 and figures >= 0.4 * len(words)
 
 

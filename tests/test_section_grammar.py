@@ -10,7 +10,14 @@ from __future__ import annotations
 import pytest
 from test_splitters_invariants import glued_headers
 
-from classifiers.headings import find_headings, is_legal_text, is_toc_line, legal_marker, pattern_marker
+from classifiers.headings import (
+    find_headings,
+    is_figure_row,
+    is_legal_text,
+    is_toc_line,
+    legal_marker,
+    pattern_marker,
+)
 from parsers.model import Block, Document, Locator, PageInfo, Properties
 from splitters import Budget, split_document
 
@@ -273,6 +280,9 @@ def test_a_table_row_read_as_a_line_is_not_a_header():
     doc = _lines_doc(["□ 예산 내역", "○ 기능별 분류(합계) 230,556 230,556 323,996", "- 민간경상보조 190,963 190,963 279,508",
                       "○ 지원 대상을 115만 세대로 늘림"])
     assert [h.text for h in find_headings(doc)] == ["□ 예산 내역", "○ 지원 대상을 115만 세대로 늘림"]
+    # Small numbers are part of a title, not figures of a row (a real regulation's chapter).
+    assert legal_marker("제 6 장의 2 영업비밀의 사용 (1)") is not None
+    assert not is_figure_row("제 6 장의 2 영업비밀의 사용 (1)")
 
 
 def test_a_sentence_in_a_heading_style_does_not_head_what_follows():
