@@ -49,10 +49,11 @@ class Outline:
     # Per block, the slide it is on (empty for documents without slides): a header's path ends
     # with its slide, so an untitled slide does not carry the title of the slide before it.
     scopes: tuple[int | None, ...] = ()
-    # Per header: a bare title right before a sibling (an empty, deleted annex), or an annex label
-    # right before the title the file declares for it ("[별표 4]" over the annex's title set in
+    # Per header: a bare annex label right before the next one (an annex deleted but for its label)
+    # or before the title the file declares for its annex ("[별표 4]" over the annex's title set in
     # large type, which ranks above the label). It opens the section that follows, as part of its
-    # header, and is left out of heading paths like a folding title.
+    # header, and is left out of heading paths like a folding title. (Other bare titles stay where
+    # they are: two titles set side by side read one after the other.)
     leads: tuple[bool, ...] = ()
 
     @classmethod
@@ -79,10 +80,8 @@ class Outline:
             folds.append(fold)
             if body or fold:
                 glue_ends[heading.end] = heading.offset
-            # (A bare "제2조" before "제2장", or "1.2" before "2.", closes its chapter.)
-            lead = following is not None and not (index and folds[index - 1]) \
-                and (following.level == heading.level
-                     or (heading.family == "attachment" and following.family == "declared")) \
+            lead = following is not None and heading.family == "attachment" and not (index and folds[index - 1]) \
+                and (following.level == heading.level or following.family == "declared") \
                 and _is_label(text, heading) \
                 and not _has_content(text, block_starts, furniture, header_end(text, heading), following.offset)
             leads.append(lead)

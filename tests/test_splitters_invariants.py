@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -334,13 +334,9 @@ class Line:
     text: str
     path: tuple[str, ...]  # heading path of the section the line belongs to (its own, for a header)
     header: bool
-    # False only for a title that opens what follows: a folding title (a header with no body right
-    # before a deeper one) or a lead (a bare title right before its sibling: an empty section)
-    content: bool
+    content: bool  # False only for a folding title (a header with no body right before a deeper one)
     top: int  # index of the top-level section the line is in (-1: the preamble)
     declared: int = 0  # heading level when the line is a declared heading block
-    title: bool = False  # a header line that is its label only
-    fold: bool = False
 
 
 TITLES = ["추진 배경", "추진 목적", "개요", "현황", "향후 계획", "예산", "Overview", "Scope"]
@@ -398,8 +394,7 @@ def outlined(draw):
         text, label, title = header_line(depth, index, parent, inline)
         path = (*parent, label)
         fold = not bodies and children > 0
-        lines.append(Line(text, path, True, not (fold and title), top, depth + 1 if scheme == "declared" else 0,
-                          title, fold))
+        lines.append(Line(text, path, True, not (fold and title), top, depth + 1 if scheme == "declared" else 0))
         lines.extend(Line(rnd.choice(BODY), path, False, True, top) for _ in range(bodies))
         for child in range(children):
             node(depth + 1, child, path, top)
@@ -408,11 +403,6 @@ def outlined(draw):
         lines.append(Line("지역 디지털 전환 지원사업 추진계획", (), False, True, -1))
     for top in range(rnd.randint(2 if scheme == "legal" else 1, 4)):
         node(0, top, (), top)
-
-    for index, line in enumerate(lines[:-1]):
-        after, before = lines[index + 1], lines[index - 1] if index else None
-        if line.title and after.header and len(after.path) == len(line.path) and not (before and before.fold):
-            lines[index] = replace(line, content=False)
 
     blocks: list[Block] = []
     owners: list[list[int]] = []  # line indexes of each block
