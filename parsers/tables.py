@@ -269,7 +269,7 @@ def _sub_header_below(grid: Sequence[Sequence[str]], spans: Sequence[Span], row:
     if not any(cell for c, cell in enumerate(below) if c not in grouped):
         return True
     labels = all(len(cell) <= MAX_REPEATED_LABEL and (not is_value(cell) or _YEAR.match(cell)) for cell in below if cell)
-    return labels and all(any(below[c] for c in range(s.col, s.last_col + 1)) for s in groups)
+    return labels and all(any(below[c] for c in range(s.col, min(s.last_col + 1, len(below)))) for s in groups)
 
 
 def _is_title_row(row: Sequence[str]) -> bool:

@@ -172,6 +172,9 @@ def test_a_label_merged_over_some_columns_heads_the_row_below_only_when_that_row
              "이에 따라 중앙·지방정부가 인식하고, 결산 보고서에 주석으로 공시한다"],
             ["", "회계기준", "한국채택국제회계기준(K-IFRS) 국제공공부문회계기준(IPSAS)", "국제회계기준은 전세계 민간기업의 기준이다"]]
     assert make_table(grid, [Span(0, 0, 0, 1)]).header_rows == 1
+    # A range merged past the last column that holds text (a sheet's merge reaching empty columns).
+    grid = [["구분", "", "", "기간", ""], ["가", "나", "다", "", ""], ["1,000", "2,000", "3,000", "4,000", "5,000"]]
+    assert make_table(grid, [Span(0, 3, 0, 6)]).header_rows == 2  # (the label rows), and no IndexError
 
 
 def test_a_title_merged_over_part_of_the_width_is_kept_once_and_group_labels_still_spread() -> None:
