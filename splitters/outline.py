@@ -80,13 +80,15 @@ class Outline:
             folds.append(fold)
             if body or fold:
                 glue_ends[heading.end] = heading.offset
-            lead = following is not None and heading.family == "attachment" and not (index and folds[index - 1]) \
-                and (following.level == heading.level or following.family == "declared") \
-                and _is_label(text, heading) \
-                and not _has_content(text, block_starts, furniture, header_end(text, heading), following.offset)
+            lead = False
+            if following is not None and heading.family == "attachment" and not (index and folds[index - 1]) \
+                    and (following.level == heading.level or following.family == "declared"):
+                end = header_end(text, heading)
+                lead = _is_label(text, heading, end) and not _has_content(text, block_starts, furniture, end,
+                                                                          following.offset)
+                if lead:
+                    glue_ends[end] = heading.offset
             leads.append(lead)
-            if lead:
-                glue_ends[header_end(text, heading)] = heading.offset
         # A lead-in line ("다음 각 호의 경우는 제외한다:") glues to the list it introduces.
         for block, (b_start, _) in zip(doc.blocks, doc.spans, strict=True):
             if block.kind in ("paragraph", "list_item"):
@@ -206,10 +208,10 @@ def header_end(text: str, heading: Heading) -> int:
     return heading.end
 
 
-def _is_label(text: str, heading: Heading) -> bool:
+def _is_label(text: str, heading: Heading, end: int) -> bool:
     """A header line that is its label and nothing else, a title (not "제4조(제공) 기관은…", not a
-    "○" item), read with its wrapped end."""
-    whole = " ".join(text[heading.offset:header_end(text, heading)].split())
+    "○" item), read up to ``end``, its wrapped end (:func:`header_end`)."""
+    whole = " ".join(text[heading.offset:end].split())
     return text[heading.offset:heading.end].strip() == heading.text and is_title(whole, whole, heading.family)
 
 
