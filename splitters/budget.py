@@ -44,10 +44,13 @@ from splitters.outline import Outline, common_prefix
 #: item or a clause (a PDF's lines are where the page ran out, not where the text did: a break inside
 #: a sentence is weaker than a sentence end in the middle of a line); a sentence end (Korean 다. 요.
 #: via the dot, but not the dot of an item number such as ``3.`` or an initial such as ``J.``, which
-#: belong to what follows them); any line break; a space.
+#: belong to what follows them); any line break; a space. Text exported escaped (a chat log or a
+#: record dumped as JSON: one line holding ``\n\n`` (a backslash and an n, twice) where its paragraphs ended) has its escaped
+#: paragraph breaks among the strongest.
 LEVELS = (
     re.compile(r"(?<=[.!?。？！…:;다음함임됨])\n"
-               r"|\n(?=[ \t]*(?:[□■◆○◦●◎\-·∙•▪※*①-⑳]|\(?\d{1,2}[.)]\s|\(?[가-하][.)]\s|제\s?\d+\s?[조항호]))"),
+               r"|\n(?=[ \t]*(?:[□■◆○◦●◎\-·∙•▪※*①-⑳]|\(?\d{1,2}[.)]\s|\(?[가-하][.)]\s|제\s?\d+\s?[조항호]))"
+               r"|(?:\\r)?\\n(?:\\r)?\\n"),
     re.compile(r"(?<=[.!?。？！…])(?<![^\d.,]\d\.)(?<![^\d.,]\d\d\.)(?<!\b[A-Z]\.)\s+"),
     re.compile(r"\n"),
     re.compile(r"\s+"),

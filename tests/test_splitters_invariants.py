@@ -266,6 +266,19 @@ def test_an_item_number_or_an_initial_is_not_a_sentence_end(counter):
     assert all(c.text.endswith("music venue.") for c in chunks[:-1])
 
 
+
+def test_an_escaped_paragraph_break_is_cut_before_a_sentence_end(counter):
+    """A chat log exported as JSON is one line whose paragraphs end in a written ``\\n\\n``: a unit over
+    the budget is cut there, so each city's paragraph stays whole, not at whichever sentence end
+    fills the pack."""
+    cities = [f"{n}. City {n}\\n" + " ".join(f"City {n} runs program {k} on renewable energy and parks." for k in range(6))
+              for n in range(1, 13)]
+    line = '{"role": "assistant", "content": "' + "\\n\\n".join(cities) + '"}'
+    doc = Document("chat.txt", "txt", (Block("paragraph", line),))
+    chunks = split_document(doc, "general", counter, Budget(20, 150, 160))
+    assert len(chunks) > 3
+    for chunk in chunks[1:]:
+        assert chunk.text.startswith(tuple(f"{n}. City {n}\\n" for n in range(1, 13))), chunk.text[:40]
 def test_short_units_merge_within_group_only(counter):
     rows_a = tuple((f"a{i}", str(i)) for i in range(3))
     rows_b = tuple((f"b{i}", str(i)) for i in range(3))
