@@ -251,8 +251,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         settings = _settings(args)
     except ValidationError as exc:
         raise UsageError(_validation_message(exc)) from None
+    from flows.ingest import flow_for
     from flows.server import one_off_api
 
+    flow_for(settings)  # a runner whose extra is missing fails here, before any file is read
     with one_off_api():
         report = console.ingest_with_progress([str(p) for p in args.paths], settings, as_json=args.json)
     return EXIT_SOME_FAILED if report.failed else EXIT_OK
@@ -295,6 +297,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.retry_failed and args.no_run_now:
         raise UsageError("--retry-failed is for the run started at once; it cannot go with --no-run-now")
     settings = _settings(args)
+    from flows.ingest import flow_for
+
+    flow_for(settings)  # a runner whose extra is missing fails here, not after the server has started
     # Served runs happen in the background: show their start/finish and summary lines (not task states).
     os.environ.setdefault("PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL", "INFO")
     if os.environ.get("PREFECT_API_URL"):
@@ -350,8 +355,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     modes = list(MODES) if args.modes is None else [m.strip() for m in args.modes.split(",") if m.strip()]
     settings = _settings(args)
     Options(k=args.k, modes=tuple(modes), settings=settings)
+    from flows.ingest import flow_for
     from flows.server import one_off_api
 
+    flow_for(settings)  # a runner whose extra is missing fails here, before any file is read
     with one_off_api():
         run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, settings, args.out,
                      args.limit)

@@ -196,3 +196,26 @@ def test_serve_serves_the_flow_with_the_runner_of_its_settings(tmp_path):
     assert options["parameters"] == run_parameters(args.paths, settings)[0]
     local, _ = deployment(args.paths, settings.model_copy(update={"runner": "local"}), None, None)
     assert local is ingest_flow
+
+
+@pytest.mark.parametrize("command", ["ingest", "serve"])
+def test_a_runner_whose_extra_is_missing_fails_before_any_server_or_file(command, tmp_path, monkeypatch, capsys):
+    """``--runner dask`` without the dask extra is a usage error at once: not after ``serve`` has
+    started a Prefect server, nor after ``ingest`` has waited for one."""
+    from flows import server
+
+    monkeypatch.setitem(sys.modules, "prefect_dask", None)  # as if the extra were not installed
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+
+    def no_server(*args, **kwargs):
+        raise AssertionError("a server was asked for")
+
+    monkeypatch.setattr(server, "local_server", no_server)
+    monkeypatch.setattr(server, "one_off_api", no_server)
+    monkeypatch.setattr(server, "start_early", lambda: None)
+    (tmp_path / "a.md").write_text("# 제목\n\n본문", encoding="utf-8")
+    when = ["--every", "10m"] if command == "serve" else []
+    code = main([command, str(tmp_path), *when, "--runner", "dask", "--db", str(tmp_path / "db")])
+    assert code == EXIT_USAGE
+    assert "pip install 'seams[dask]'" in capsys.readouterr().err
+    assert not (tmp_path / "db").exists()
