@@ -264,8 +264,22 @@ def _page_text(textpage: Any) -> str:
     if count <= 0:
         return ""
     text = textpage.get_text_range()
-    if len(text) != count:  # text and char indexes differ (rare): rebuild the text char by char
-        text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i) or 32) for i in range(count))
+    if len(text) != count:
+        # pdfium indexes UTF-16 code units: a character beyond the BMP (an emoji, a private-use
+        # glyph Hangul's printer draws 「 」 with) takes two indexes, and the text one character.
+        # Rebuilt index by index, a surrogate pair is the character at its first index and a zero
+        # width space (dropped with the line's control characters) at its second, so indexes and
+        # boxes stay aligned; a lone surrogate (no text can hold one) is U+FFFD.
+        units = [pdfium_c.FPDFText_GetUnicode(textpage, i) or 32 for i in range(count)]
+        chars = []
+        for i, unit in enumerate(units):
+            if 0xD800 <= unit < 0xDC00 and i + 1 < count and 0xDC00 <= units[i + 1] < 0xE000:
+                chars.append(chr(0x10000 + ((unit - 0xD800) << 10) + (units[i + 1] - 0xDC00)))
+            elif 0xDC00 <= unit < 0xE000 and i and 0xD800 <= units[i - 1] < 0xDC00:
+                chars.append("\u200b")
+            else:
+                chars.append("\ufffd" if 0xD800 <= unit < 0xE000 else chr(unit))
+        text = "".join(chars)
     return text.translate(_SOFT_HYPHENS)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from fixtures.files import (
     Slide,
+    make_astral_pdf,
     make_csv,
     make_docx,
     make_pdf,
@@ -644,3 +645,24 @@ def test_mediawiki_heading_lines_are_headings_in_text_and_markdown(tmp_path: Pat
         music = next(c for c in chunks if "Sakimoto" in c.text)
         assert decision.rule == "declared-headings"
         assert music.heading_path[:2] == ("발키리아 크로니클 III", "Plot")
+
+
+def test_pdf_characters_beyond_the_bmp_are_read_whole(tmp_path):
+    """pdfium gives an emoji (or a private-use glyph beyond the BMP) two character indexes; read one
+    index at a time they were two lone surrogates, which no store takes: the file's text, then the
+    whole folder's run, failed at the first write."""
+    line = "\U0001f99c LangSmith \U000f0854이슈와 논점\U000f0855 추적"
+    doc = parse(make_astral_pdf(tmp_path / "astral.pdf", line))
+    assert doc.text == line
+    doc.text.encode("utf-8")  # no surrogate left
+
+
+def test_a_parser_returning_lone_surrogates_fails_its_file_only(tmp_path, monkeypatch):
+    """The parse boundary refuses text no store takes, as that file's error, not the run's."""
+    import parsers
+    from parsers.errors import CorruptFile
+    from parsers.model import Block, Document
+
+    monkeypatch.setitem(parsers.PARSERS, "txt", lambda path: Document(str(path), "txt", (Block("paragraph", "a \ud83e b"),)))
+    with pytest.raises(CorruptFile, match="surrogate"):
+        parse(make_txt(tmp_path / "a.txt", "a b"))
