@@ -4,9 +4,10 @@ Families, each a pattern on the start of a line:
 
 - legal: ``제N편`` > ``제N장`` > ``제N절`` > ``제N관`` > ``제N조`` (``제N조의M`` too) > ``①`` (a 항 of an
   article) and ``부칙`` (at the depth of a chapter);
-- attachments: ``붙임 1.``, ``[별첨 2]``, ``별표 1``, ``부록 A``, ``Appendix B`` open a top-level part;
+- attachments: ``붙임 1.``, ``[별첨 2]``, ``별표 1``, ``부록 A``, ``Appendix B`` open a top-level part, and so
+  does a line that is only ``References`` or ``참고문헌`` (the back matter);
 - report markers: ``□``/``■`` > ``○``/``◦`` > ``-``/``·`` (the order of Korean government reports);
-- numbered: ``I.``, ``1.``, ``1.1``, ``1.1.1``, ``가.``, ``(1)``, ``1)``, ``가)``, ``①``;
+- numbered: ``I.``, ``A.`` (a run from ``A.``), ``1.``, ``1.1``, ``1.1.1``, ``가.``, ``(1)``, ``1)``, ``가)``, ``①``;
 - declared: heading blocks of formats that mark them (DOCX styles, Markdown ``#``, HTML ``<h1>``),
   and slide titles; in a slide deck only these count (a numbered line on a slide is an item of it).
 
@@ -20,6 +21,8 @@ What is *not* a header, and why:
   or conjunction right after the number means the line cites a section, it does not open one;
 - numbered lines inside a running paragraph (a list after "다음과 같다:"), long or sentence-like
   numbered lines, and numbered or dashed items of a format's own list blocks: those are list items;
+- a line whose sentence wraps on (the next line starts in lower case, or it stops on "and", "by",
+  "및", "따른") and a numbered line as long as the lines under it (a paragraph's or a note's first line);
 - in legal text (two or more article headers), ``1.``/``가.`` are 호/목 of an article, and ``①`` is
   its 항: a section one level under the article;
 - ``-`` items outside a report that also uses ``□`` or ``○`` (elsewhere a dash is a bullet), and
@@ -47,6 +50,7 @@ _SUPPLEMENT_ARTICLE = re.compile(r"^부\s?칙\s*(?:<[^>]*>\s*)?제\s?\d+\s?조")
 _ATTACHMENT = re.compile(
     r"^(?P<bracket>[\[<〈【(]\s*)?(?:붙\s?임|별\s?첨|별\s?표|별\s?지|첨\s?부|부\s?록|Appendix|Annex)"
     r"(?:\s*(?:[A-Z]|\d{1,2})(?![A-Za-z\d]))?", re.IGNORECASE)
+_BACK_MATTER = re.compile(r"^(?:References|Bibliography|Acknowledge?ments?|참\s?고\s?문\s?헌)$", re.IGNORECASE)
 _CLOSING_BRACKET = re.compile(r"[\]>〉】)]")
 _AFTER_ATTACHMENT = re.compile(r"^(?:$|\s|[.:\]>〉】)\-–])")
 _TITLE = re.compile(r"^\s?[(（【\[〔<〈][^)）】\]〕>〉]{0,40}[)）】\]〕>〉]")
@@ -64,6 +68,7 @@ FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("dec2", re.compile(r"^\d{1,2}\.\d{1,2}\.?\s+[^\d\s]")),
     ("dec1", re.compile(r"^\d{1,2}\.\s+\S")),
     ("roman", re.compile(r"^(?:[IVX]{1,4}|[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ])\.\s*\S")),
+    ("alpha", re.compile(r"^[A-Z]\.\s+[A-Z0-9\"“‘(가-힣]")),  # "A. Similar Texts Generation" (in sequence: see scan)
     ("ganada", re.compile(r"^[가-하]\.\s+\S")),
     ("paren", re.compile(r"^\(\d{1,2}\)\s*\S")),
     ("half_paren", re.compile(r"^\d{1,2}\)\s+\S")),
@@ -71,7 +76,7 @@ FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("circled", re.compile(r"^[①-⑳]\s*\S")),
 )
 #: Families that number items; inside legal text they are 항/호/목 of an article, not sections.
-NUMBERED = frozenset({"dec3", "dec2", "dec1", "roman", "ganada", "paren", "half_paren", "ganada_paren", "circled"})
+NUMBERED = frozenset({"dec3", "dec2", "dec1", "roman", "alpha", "ganada", "paren", "half_paren", "ganada_paren", "circled"})
 #: Families whose relative depth is fixed, whatever order they first appear in.
 _CHAINS: tuple[tuple[str, ...], ...] = (("roman", "dec1", "dec2", "dec3"), ("box", "circle", "dash"))
 _REPORT = frozenset({"box", "circle"})
@@ -112,7 +117,11 @@ def legal_marker(line: str) -> Marker | None:
 
 def attachment_marker(line: str) -> Marker | None:
     """``붙임 1. 운영 계획``, ``[별지 제1호서식]``: an attachment, unless the line cites one ("별표 1에
-    따른", "부록에") or the word goes on ("첨부된")."""
+    따른", "부록에") or the word goes on ("첨부된"). A line that is only ``References`` (``참고문헌``,
+    ``Bibliography``, ``Acknowledgments``) opens the back matter, a part of its own like an appendix:
+    without it a paper's reference list reads as its last section's body."""
+    if _BACK_MATTER.match(line):
+        return Marker("attachment", 0)
     match = _ATTACHMENT.match(line)
     if not match:
         return None
@@ -184,10 +193,35 @@ _UNFINISHED = re.compile(
     r"|이고|하면|이면)|(?:^|\s)(?:및|또는|따른|대한|관한|위한|의한|따라|통한|같은))$")
 
 
-def wraps_on(line: str, following: str) -> bool:
-    """Whether a numbered line is the start of a sentence that wraps onto the next line: it stops on
-    an unfinished ending and the next line is not a header of its own."""
-    return bool(_UNFINISHED.search(line)) and pattern_marker(following) is None
+#: English lines stop so only inside a sentence: on an article, a preposition or a conjunction, in
+#: lower case (a title's capitals, "Appendix A", are no sentence).
+_UNFINISHED_LATIN = re.compile(r"(?:^|\s)(?:a|an|the|and|or|nor|of|to|in|for|with|by|on|at|from|as|into|than|that"
+                               r"|which|whose)$")
+#: A line this long, as long as the lines after it in its block, is the first line of a paragraph.
+_FULL_LINE = 0.9
+
+
+def wraps_on(line: str, following: str, numbered: bool = True) -> bool:
+    """Whether a header-like line is the start of a sentence that wraps onto the next line: the next
+    line is not a header of its own, and either starts in lower case (``■ 2. The FAA amends § 39.13
+    by`` / ``removing …``) or the line stops on an English article, preposition or conjunction; a
+    numbered line also on a Korean unfinished ending ("1. 분류번호, 업종명 및 품목명은"). A ``□`` line of a
+    Korean report may be a whole sentence and still open its section, so only the English signals
+    count for the report markers."""
+    if pattern_marker(following) is not None:
+        return False
+    if following[:1].islower() or _UNFINISHED_LATIN.search(line):
+        return True
+    return numbered and bool(_UNFINISHED.search(line))
+
+
+def fills_its_lines(line: str, rest: Sequence[str]) -> bool:
+    """Whether a line that opens a block is as long as the lines after it (none of them a header):
+    the first line of a paragraph that wrapped ("3) 개정 이유는 질환의 특성별 … 현행 감염병 분" / "류체계를 …",
+    a note), not a title over its body."""
+    if len(line) < _SHORT_LINE or not rest or any(pattern_marker(r) is not None for r in rest):
+        return False
+    return len(line) >= _FULL_LINE * max(len(r) for r in rest)
 
 
 _LEGAL_TITLE = re.compile(r"^(제\s?\d+\s?[편장절관조](?:의\s?\d+)?\s?[(（【][^)）】]{0,40}[)）】])")
@@ -283,6 +317,7 @@ def scan(doc: Document, max_lines: int | None = None) -> Scan:
     previous_marker: Marker | None = None  # of the previous line, header or not
     previous_header = False
     header_families: set[str] = set()
+    last_alpha: str | None = None
     for position, line in enumerate(lines):
         candidates.extend(declared.pop(position, ()))
         same_block = previous is not None and previous.block == line.block
@@ -298,9 +333,20 @@ def scan(doc: Document, max_lines: int | None = None) -> Scan:
                     and marker.family in header_families and is_header_line(line.text, marker, None, True)):
                 plausible = True
             following = lines[position + 1] if position + 1 < len(lines) else None
-            if plausible and marker.family in NUMBERED and following is not None \
-                    and following.block == line.block and wraps_on(line.text, following.text):
+            numbered = marker.family in NUMBERED
+            if plausible and following is not None and following.block == line.block \
+                    and wraps_on(line.text, following.text, numbered):
                 plausible = False  # "1. 분류번호, 업종명 및 품목명은" + "「통계법」에 따른다.": a note, wrapped
+            if plausible and numbered and line.first_in_block:
+                rest = [r.text for r in lines[position + 1:position + 4] if r.block == line.block]
+                plausible = not fills_its_lines(line.text, rest)
+            if plausible and marker.family == "alpha":
+                # "A." opens a run and each next letter goes on it: an initial at a line start
+                # ("J. Smith") is not a section.
+                letter = line.text[0]
+                plausible = letter == "A" or (last_alpha is not None and ord(letter) == ord(last_alpha) + 1)
+                if plausible:
+                    last_alpha = letter
             if plausible or marker.family == "circled":
                 in_list = doc.blocks[line.block].kind == "list_item"
                 candidates.append(Candidate(line.offset, line.end, line.text, marker, in_list=in_list,

@@ -498,3 +498,55 @@ def test_a_pdf_title_set_larger_than_everything_is_not_a_section(tmp_path, count
     assert title.text == "개인정보 보호 규정" and title.level == 1, "the title's type size makes it a heading block"
     texts = [h.text for h in find_headings(doc)]
     assert "개인정보 보호 규정" not in texts and texts[0] == "제1장 총칙", "but it heads no section: it is the title"
+
+
+def test_lettered_subsections_in_a_run_are_headings_and_initials_are_not():
+    """``A.``, ``B.``, ``C.`` under ``I.``/``II.`` (papers, manuals) open subsections; a letter that
+    does not go on a run from ``A.`` is an initial at a line start ("J. Smith")."""
+    doc = _doc("I. INTRODUCTION\n\nMachine learning can be creative.\n\nA. Google DeepDream\n\nThe gradient "
+               "ascent on an image.\n\nB. Artistic Style Imitation\n\nStyle transfer of a photograph.\n\n"
+               "J. Smith\n\nwrote the first survey.\n\nII. TEXT DATA\n\nDigital text.\n\nA. 문장 생성\n\nCharacter RNNs.")
+    headings = [(h.text, h.level) for h in find_headings(doc)]
+    assert [t for t, _ in headings] == ["I. INTRODUCTION", "A. Google DeepDream", "B. Artistic Style Imitation",
+                                        "II. TEXT DATA", "A. 문장 생성"]
+    levels = dict(headings)
+    assert levels["A. Google DeepDream"] > levels["I. INTRODUCTION"], "letters nest under roman numerals"
+
+
+@pytest.mark.parametrize("block", [
+    "■ 2. The FAA amends § 39.13 by\nremoving Airworthiness Directive (AD)\n2018–23–51.",
+    "• Hand Delivery: Deliver to Mail\naddress above between 9 a.m. and 5\np.m., Monday through Friday.",
+    "(1) In the Certificate Limitations and\nOperating Procedures chapters, remove the\ninformation.",
+])
+def test_a_marked_line_whose_sentence_wraps_on_is_not_a_heading(block):
+    """A line that stops inside its sentence (the next line starts in lower case, or it ends on
+    "and", "by") is the start of a paragraph, whatever marker opens it: in a rule printed in
+    columns every bullet and amendment instruction had become a heading over the pages after it."""
+    doc = _doc(f"□ 개요\n\nBackground of the rule.\n\n{block}\n\nThe rest of the text.")
+    assert [h.text for h in find_headings(doc)] == ["□ 개요"]
+
+
+def test_a_numbered_note_as_long_as_its_lines_is_not_a_heading():
+    """A note (or any paragraph) whose first line opens with a number and fills the column like the
+    lines under it is a paragraph, not a title over them: footnotes of a two-column brief had become
+    five levels of its heading paths."""
+    note = ("3) 개정 이유는 질환의 특성별 ‘군(群)’별로 구분되어 있는 현행 감염병 분\n"
+            "류체계를 감염병의 심각도ㆍ전파력ㆍ격리수준ㆍ신고시기 등을 중심으\n"
+            "로 한 ‘급(級)’별 분류체계로 개편하려는 것임.")
+    doc = _doc(f"(1) 감염병예방법 개정\n\n개정 법률이 시행되었다.\n\n{note}\n\n1) 추진 배경\n"
+               "지역 간 디지털 격차가 확대되고 있어 현장 밀착형 지원이 필요하다는 의견이 많았음")
+    assert [h.text for h in find_headings(doc)] == ["(1) 감염병예방법 개정", "1) 추진 배경"]
+
+
+def test_references_and_an_appendix_open_top_level_parts(counter):
+    """A paper's ``REFERENCES`` and ``APPENDIX A`` (its capital A is a label, not the article "a")
+    open parts of their own: the reference list is not the body of the last section."""
+    body = "The network learns representations of its input, layer by layer, and reuses them. " * 4
+    doc = _doc(f"I. INTRODUCTION\n\n{body}\n\nII. DISCUSSION\n\n{body}\n\nREFERENCES\n\n"
+               f"[1] A. Author, A title, 2015. {body}\n\nAPPENDIX A\nAUTOMATICALLY GENERATED TEXTS\n\n{body}")
+    headings = find_headings(doc)
+    assert [h.text for h in headings] == ["I. INTRODUCTION", "II. DISCUSSION", "REFERENCES", "APPENDIX A"]
+    assert headings[2].level == headings[3].level < headings[0].level
+    chunks = split_document(doc, "section", counter, UNITS)
+    reference = next(c for c in chunks if "[1] A. Author" in c.text)
+    assert reference.heading_path == ("REFERENCES",)
