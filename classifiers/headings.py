@@ -216,12 +216,11 @@ def wraps_on(line: str, following: str, numbered: bool = True) -> bool:
 
 
 def fills_its_lines(line: str, rest: Sequence[str]) -> bool:
-    """Whether a line that opens a block is as long as the lines after it (none of them a header):
+    """Whether a numbered line is as long as the lines after it in its block (up to the next marked line):
     the first line of a paragraph that wrapped ("3) 개정 이유는 질환의 특성별 … 현행 감염병 분" / "류체계를 …",
     a note), not a title over its body."""
-    if len(line) < _SHORT_LINE or not rest or any(pattern_marker(r) is not None for r in rest):
-        return False
-    return len(line) >= _FULL_LINE * max(len(r) for r in rest)
+    body = list(itertools.takewhile(lambda r: pattern_marker(r) is None, rest))
+    return len(line) >= _SHORT_LINE and bool(body) and len(line) >= _FULL_LINE * max(len(r) for r in body)
 
 
 _LEGAL_TITLE = re.compile(r"^(제\s?\d+\s?[편장절관조](?:의\s?\d+)?\s?[(（【][^)）】]{0,40}[)）】])")
@@ -337,7 +336,7 @@ def scan(doc: Document, max_lines: int | None = None) -> Scan:
             if plausible and following is not None and following.block == line.block \
                     and wraps_on(line.text, following.text, numbered):
                 plausible = False  # "1. 분류번호, 업종명 및 품목명은" + "「통계법」에 따른다.": a note, wrapped
-            if plausible and numbered and line.first_in_block:
+            if plausible and numbered:
                 rest = [r.text for r in lines[position + 1:position + 4] if r.block == line.block]
                 plausible = not fills_its_lines(line.text, rest)
             if plausible and marker.family == "alpha":
