@@ -487,6 +487,21 @@ def is_figure_row(line: str) -> bool:
     return figures >= 3 and figures >= 0.4 * len(words)
 
 
+_TITLE_LINE = 60
+
+
+def is_title_line(text: str) -> bool:
+    """Whether a block is one short line that names what follows it, though no header grammar
+    knows it: a run-in heading ("Authority for This Rulemaking"), a caption ("<표 1> 연도별 실적"), a
+    chapter divider's lines, a glossary's term. It has no marker, does not end a sentence, and is
+    not a row of figures or a page number."""
+    line = text.strip()
+    limit = 2 * _TITLE_LINE if line.isupper() else _TITLE_LINE  # "ITEM 7. MANAGEMENT’S DISCUSSION AND …"
+    return (1 < len(line) <= limit and "\n" not in line and not _SENTENCE_END.search(line)
+            and not line.endswith((",", "，")) and pattern_marker(line) is None and not is_figure_row(line)
+            and not line.isdigit())
+
+
 def is_lead_in(line: str) -> bool:
     """A line that introduces what follows it ("다음 각 호의 경우는 제외한다:", "as follows:")."""
     return bool(_LIST_INTRO.search(line))

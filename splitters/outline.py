@@ -26,7 +26,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from classifiers.headings import Heading, find_headings, is_lead_in, is_title
+from classifiers.headings import Heading, find_headings, is_lead_in, is_title, is_title_line
 from parsers.model import Document
 
 HeadingPath = tuple[str, ...]
@@ -95,6 +95,13 @@ class Outline:
                 for match in _LINE.finditer(block.text):
                     if is_lead_in(match.group()):
                         glue_ends.setdefault(b_start + match.end(), b_start + match.start())
+        # A title line no grammar knows (a run-in heading, a caption, a chapter divider's lines)
+        # glues to what follows it too: a cut right after it would leave it at the end of a chunk,
+        # cut off from what it names.
+        for index, (block, (b_start, _)) in enumerate(zip(doc.blocks, doc.spans, strict=True)):
+            if block.kind == "paragraph" and index + 1 < len(doc.blocks) and is_title_line(block.text):
+                start = b_start + len(block.text) - len(block.text.lstrip())
+                glue_ends.setdefault(b_start + len(block.text.rstrip()), start)
         hidden = tuple((fold and heading.title) or lead
                        for fold, lead, heading in zip(folds, leads, headings, strict=True))
         slides = tuple(block.locator.slide for block in doc.blocks)

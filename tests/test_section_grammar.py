@@ -554,3 +554,24 @@ def test_references_and_an_appendix_open_top_level_parts(counter):
     chunks = split_document(doc, "section", counter, UNITS)
     reference = next(c for c in chunks if "[1] A. Author" in c.text)
     assert reference.heading_path == ("REFERENCES",)
+
+
+@pytest.mark.parametrize("strategy", ["general", "page"])
+def test_a_title_line_no_grammar_knows_never_ends_a_chunk(strategy, counter):
+    """A one-line block that names what follows it (a run-in heading, a caption, a 10-K's
+    "SUPPLIERS") goes with what it names, though no header family knows it: cutting after it left
+    it at the end of the chunk before."""
+    body = "Our long-term business strategy focuses on increasing the number of casinos served. " * 5
+    titles = ["STRATEGY", "Authority for This Rulemaking", "<표 1> 연도별 지원 실적", "ITEM 7. MANAGEMENT’S DISCUSSION "
+              "AND ANALYSIS OF FINANCIAL CONDITION AND RESULTS OF OPERATIONS", "SUPPLIERS"]
+    blocks = []
+    for page, title in enumerate(titles, start=1):
+        blocks += [Block("paragraph", body, Locator(page=page)), Block("paragraph", title, Locator(page=page))]
+    blocks.append(Block("paragraph", body, Locator(page=len(titles) + 1)))
+    doc = Document("x.pdf", "pdf", tuple(blocks))
+    chunks = split_document(doc, strategy, counter, Budget(20, 120, 130))
+    assert len(chunks) >= len(titles)
+    for chunk in chunks:
+        assert not chunk.text.rstrip().endswith(tuple(titles)), chunk.text[-60:]
+    starts = [c.text for c in chunks]
+    assert all(any(s.startswith(t) for s in starts) for t in titles)
