@@ -4,7 +4,9 @@ their snapshots are on this machine).
 HWPX files are written by ``fixtures.files.make_hwpx`` from the same items as the Korean report and
 regulation PDFs, so the classifier can be checked to treat both formats alike. No library writes
 HWP 5 (olefile cannot create OLE files), so the HWP record reader is tested on record streams
-built in the test, and on the public files of ``bench/hangul/manifest.json`` when present.
+built in the test, on two small real files committed for the golden tests (``tests/fixtures/hwp``,
+``tests/test_parsers_golden.py``), and on the public files of ``bench/hangul/manifest.json`` when
+present.
 """
 
 from __future__ import annotations
