@@ -8,6 +8,13 @@ comes before the patterns. Geometry that only says pages are sparse or tabular d
 a document's seams are: a report with page breaks has few characters per page and clear □/○
 sections. So it decides only when no section structure was found.
 
+The page geometry rules are for PDFs only. HWP and HWPX declare their page sizes, but their pages
+are derived from breaks and saved line positions, not laid out: a table taller than a page stays on
+the page it starts on (a real data standard, 99 % tables, reads as a single page of 6,800
+characters), and their tables and outline levels are declared, so structure, not pages, is where
+they are cut. (Had the table-heavy rule applied to them, two real table documents of bench/hangul
+would have gone from ``general`` to ``page``.)
+
 Declared headings are a format's own (Word heading styles, Markdown ``#``, HTML ``<h1>``) or, in a
 PDF, titles set in a larger size than the body; the latter count only when there are at least
 three and one for every three pages, so a one-page flyer with two large lines stays on its page.

@@ -34,7 +34,11 @@ column definition (``cold``), and the vertical position of each line in ``PARA_L
 bytes a line, the position at offset 4; a line placed higher than the one before starts a new
 page). They are not a layout engine's and can differ from Hangul's own pagination in places. A block
 gets the pages of its body paragraph, a footnote its anchor's page; a file with none of these
-signals gets no page locators. Limits:
+signals gets no page locators. The numbers are physical pages, as the PDF parser's: the page start
+number of a section's ``secd`` is not read (:mod:`parsers.pagination` says why). The pages it
+locates get their size (``Properties.pages``) from their section's ``PAGE_DEF`` (under the ``secd``
+control: paper width and height in HWPUNIT, 1/7200 inch, then margins; bit 0 of its attributes set
+for a landscape page). Limits:
 each decompressed stream stops at :data:`MAX_STREAM_BYTES` and all of them at
 :data:`MAX_TOTAL_BYTES` (``too_large``); a record that runs past its stream, a broken deflate
 stream or a missing section is ``corrupt``.
@@ -44,14 +48,14 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from parsers.detect import HWP_SIGNATURE
 from parsers.errors import CorruptFile, EncryptedFile, TooLarge
 from parsers.model import Block, Document, Properties
-from parsers.pagination import Pagination
+from parsers.pagination import Pagination, page_size
 from parsers.tables import Span, make_table, normalize_cell
 from parsers.text import HangulNumbering, NumberingLevels, bullet_label, normalize_line, normalize_text
 
@@ -69,6 +73,7 @@ TAG_PARA_TEXT = HWPTAG_BEGIN + 51
 TAG_PARA_LINE_SEG = HWPTAG_BEGIN + 53
 TAG_CTRL_HEADER = HWPTAG_BEGIN + 55
 TAG_LIST_HEADER = HWPTAG_BEGIN + 56
+TAG_PAGE_DEF = HWPTAG_BEGIN + 57
 TAG_TABLE = HWPTAG_BEGIN + 61
 
 FLAG_COMPRESSED = 1 << 0
@@ -288,6 +293,24 @@ def line_positions(para: _Record) -> list[int]:
     return [struct.unpack_from("<i", record.data, i * LINE_SEG_SIZE + 4)[0] for i in range(count)]
 
 
+def section_page_size(records: list[_Record]) -> tuple[float, float] | None:
+    """The page size (points) of a section: the ``PAGE_DEF`` under the section definition (``secd``)
+    that its first paragraph holds."""
+    for para in records:
+        if para.tag != TAG_PARA_HEADER:
+            continue
+        for control in para.children:
+            if control.tag != TAG_CTRL_HEADER or _ctrl_id(control) != b"secd":
+                continue
+            for record in control.children:
+                if record.tag == TAG_PAGE_DEF and len(record.data) >= 40:
+                    width, height = struct.unpack_from("<II", record.data, 0)
+                    landscape = bool(struct.unpack_from("<I", record.data, 36)[0] & 1)
+                    return page_size(width, height, landscape) if width and height else None
+            return None
+    return None
+
+
 def _column_count(para: _Record) -> int | None:
     """The column count a paragraph's column definition (``cold``: bits 2-9 of its attributes) sets."""
     count = None
@@ -311,7 +334,7 @@ class _Reader:
 
     def section(self, records: list[_Record], blocks: list[Block]) -> None:
         """A section's body, each paragraph's pages counted (:class:`Pagination`)."""
-        self.pages.section()
+        self.pages.section(section_page_size(records))
         for record in records:
             if record.tag == TAG_PARA_HEADER:
                 self._paragraph(record, blocks)
@@ -483,6 +506,7 @@ def parse_hwp(path: Path) -> Document:
     blocks = [Block("furniture", text) for text in reader.headers]
     blocks += body + notes
     blocks += [Block("furniture", text) for text in reader.footers]
+    properties = replace(properties, pages=reader.pages.page_infos(body + notes))
     return Document(str(path), "hwp", tuple(blocks), properties, warnings=warnings)
 
 

@@ -27,7 +27,11 @@ versions (``…/hwpml/2011/paragraph``, ``…/2016/HwpMl``) and the names did no
   places (a table taller than a page, multi-column regions). A block gets the pages of the body
   paragraph it comes from (``page_end`` when that paragraph runs on to a later page), a footnote
   the page of its anchor; furniture gets none. A file with one section, no page breaks and no line
-  segments (one written by a tool, not by Hangul) gets no page locators.
+  segments (one written by a tool, not by Hangul) gets no page locators. The numbers are physical
+  pages, as the PDF parser's: a section's ``hp:startNum`` (where its printed numbering restarts) is
+  not read (:mod:`parsers.pagination` says why).
+- Page geometry (``Properties.pages``, for the pages it locates): each section's ``hp:pagePr``
+  (width and height in HWPUNIT, 1/7200 inch, turned for a landscape page).
 
 Safety: the zip-bomb limits and the DTD check of :mod:`parsers.containers` run first; parts are
 parsed with entities unresolved and no network. A package whose ``META-INF/manifest.xml`` declares
@@ -38,14 +42,14 @@ from __future__ import annotations
 
 import re
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from parsers.containers import check_ooxml, prolog_problem
 from parsers.errors import CorruptFile, EncryptedFile
 from parsers.model import Block, Document, Properties
-from parsers.pagination import Pagination
+from parsers.pagination import Pagination, page_size
 from parsers.tables import Span, make_table, normalize_cell
 from parsers.text import HangulNumbering, bullet_label, normalize_line, normalize_text
 
@@ -136,6 +140,20 @@ def _line_positions(p: Any) -> list[int]:
     return [_int(seg.get("vertpos")) for seg in _children(array, "lineseg") if seg.get("vertpos") is not None]
 
 
+def _page_size(section: Any) -> tuple[float, float] | None:
+    """The page size (points) a section's ``hp:secPr/hp:pagePr`` declares. OWPML names the paper's
+    orientation the other way round from HWP 5: ``landscape="WIDELY"`` is an upright page and
+    ``"NARROWLY"`` a landscape one (Hangul's own HTML export of hwpjs's ``pagedefs`` and ``example``
+    fixtures draws their ``NARROWLY`` pages 297 mm wide and 210 mm high, from the same 59528 x 84188
+    paper as the ``WIDELY`` ones; their HWP twins set the landscape bit of ``PAGE_DEF`` there)."""
+    for element in section.iter("{*}pagePr"):
+        width, height = _int(element.get("width")), _int(element.get("height"))
+        if width > 0 and height > 0:
+            return page_size(width, height, (element.get("landscape") or "").upper() == "NARROWLY")
+        return None
+    return None
+
+
 def _column_count(p: Any) -> int | None:
     """The column count a paragraph's column definition (``hp:colPr`` in a control) sets, if any."""
     count = None
@@ -192,7 +210,7 @@ class _Reader:
 
     def section(self, root: Any, blocks: list[Block]) -> None:
         """A section's body, each paragraph's pages counted (:class:`Pagination`)."""
-        self.pages.section()
+        self.pages.section(_page_size(root))
         for child in root:
             name = _local(child)
             if name == "p":
@@ -372,7 +390,8 @@ def parse_hwpx(path: Path) -> Document:
     blocks = [Block("furniture", text) for text in reader.headers]
     blocks += body + notes
     blocks += [Block("furniture", text) for text in reader.footers]
-    return Document(str(path), "hwpx", tuple(blocks), _properties(package))
+    properties = replace(_properties(package), pages=reader.pages.page_infos(body + notes))
+    return Document(str(path), "hwpx", tuple(blocks), properties)
 
 
 def _refuse_encrypted(archive: zipfile.ZipFile, names: set[str]) -> None:

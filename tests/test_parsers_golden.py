@@ -1,4 +1,6 @@
 """Golden files: generated Korean + English files per format, parsed, compared with tests/golden/*.json.
+HWP 5, which no library writes, is two small real files (``tests/fixtures/hwp``, Apache-2.0; its
+README says where they come from).
 
 Each golden pins the blocks (kind, level, text), the tables (rows and header rows), the locators
 (page, sheet + row range, slide), the file properties and the warnings. The files are written by
@@ -233,6 +235,19 @@ def build_csv(path: Path) -> Path:
                            ["시청 City Hall", "2호선", ""]], encoding="cp949")
 
 
+HWP_FILES = Path(__file__).parent / "fixtures" / "hwp"
+
+
+def real_hwp(name: str) -> Callable[[Path], Path]:
+    """A builder that copies the committed real HWP file ``name``."""
+
+    def build(path: Path) -> Path:
+        path.write_bytes((HWP_FILES / name).read_bytes())
+        return path
+
+    return build
+
+
 CASES: dict[str, tuple[str, Callable[[Path], Path]]] = {
     "pdf_korean_report": ("report.pdf", make_korean_report_pdf),
     "pdf_spans_landscape": ("regional.pdf", build_pdf_spans),
@@ -245,6 +260,8 @@ CASES: dict[str, tuple[str, Callable[[Path], Path]]] = {
     "txt_regulation_cp949": ("규정.txt", lambda p: p.write_bytes(make_regulation(p).read_text(
         encoding="utf-8").encode("cp949")) and p),
     "csv_cp949": ("stations.csv", build_csv),
+    "hwp_hwplib_source": ("source.hwp", real_hwp("source.hwp")),
+    "hwp_hwplib_clickhere": ("getting_clickhere_text.hwp", real_hwp("getting_clickhere_text.hwp")),
 }
 
 

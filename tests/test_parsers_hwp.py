@@ -4,7 +4,9 @@ their snapshots are on this machine).
 HWPX files are written by ``fixtures.files.make_hwpx`` from the same items as the Korean report and
 regulation PDFs, so the classifier can be checked to treat both formats alike. No library writes
 HWP 5 (olefile cannot create OLE files), so the HWP record reader is tested on record streams
-built in the test, and on the public files of ``bench/hangul/manifest.json`` when present.
+built in the test, on two small real files committed for the golden tests (``tests/fixtures/hwp``,
+``tests/test_parsers_golden.py``), and on the public files of ``bench/hangul/manifest.json`` when
+present.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 import struct
 import subprocess
+import zipfile
 import zlib
 from pathlib import Path
 
@@ -35,6 +38,7 @@ from parsers.hwp import (
     TAG_CTRL_HEADER,
     TAG_LIST_HEADER,
     TAG_NUMBERING,
+    TAG_PAGE_DEF,
     TAG_PARA_HEADER,
     TAG_PARA_LINE_SEG,
     TAG_PARA_SHAPE,
@@ -219,6 +223,51 @@ def test_hwpx_without_page_signals_has_no_page_locators(tmp_path: Path) -> None:
     assert doc.blocks and all(b.locator.page is None and b.locator.page_end is None for b in doc.blocks)
 
 
+def test_hwpx_pages_have_their_sections_size_and_text(tmp_path: Path) -> None:
+    """``Properties.pages``: a page for each page the blocks are on, sized by its section's
+    ``hp:pagePr`` (A4 in points; the second section's ``NARROWLY`` is OWPML's landscape), holding the
+    characters of its blocks."""
+    path = make_hwpx(tmp_path / "쪽.hwpx", PAGED_ITEMS, section_size=5, pages=[("WIDELY", 0), ("NARROWLY", 0)])
+    doc = parse(path)
+    assert [(text, page) for text, page, _ in pages_of(path)] == [
+        ("1. 추진 배경", 1), ("첫 쪽의 문단입니다.", 1), ("둘째 쪽의 문단입니다.", 2), ("2. 추진 계획", 3), ("셋째 쪽의 문단입니다.", 3)]
+    assert [(p.number, p.width, p.height, p.chars) for p in doc.properties.pages] == [
+        (1, 595.28, 841.88, len("1. 추진 배경첫 쪽의 문단입니다.")), (2, 595.28, 841.88, len("둘째 쪽의 문단입니다.")),
+        (3, 841.88, 595.28, len("2. 추진 계획셋째 쪽의 문단입니다."))]
+    assert doc.page_count == 3 and doc.landscape_share() == pytest.approx(1 / 3)
+
+    unpaged = make_hwpx(tmp_path / "쪽없음.hwpx", [item for item in PAGED_ITEMS if item[0] != "pagebreak"],
+                        pages=[("NARROWLY", 0)])
+    assert parse(unpaged).properties.pages == (), "no page signal: the pages are not known"
+
+
+def test_hwpx_page_locators_are_physical_pages_not_printed_numbers(tmp_path: Path) -> None:
+    """The second section restarts its printed numbering at 7, on an odd page (``hp:startNum``): its
+    blocks are still on the document's third page, where the same document printed to PDF has them."""
+    plain = make_hwpx(tmp_path / "구역.hwpx", PAGED_ITEMS, section_size=5)
+    restarted = make_hwpx(tmp_path / "새번호.hwpx", PAGED_ITEMS, section_size=5, pages=[("WIDELY", 0), ("WIDELY", 7)])
+    assert 'page="7"' in zipfile.ZipFile(restarted).read("Contents/section1.xml").decode()
+    assert pages_of(restarted) == pages_of(plain)
+    assert [page for _, page, _ in pages_of(restarted)] == [1, 1, 2, 3, 3]
+    assert [p.number for p in parse(restarted).properties.pages] == [1, 2, 3]
+
+
+def test_hwpx_page_geometry_does_not_pick_the_page_strategy(tmp_path: Path, counter) -> None:
+    """Landscape pages with little text, or pages mostly of tables, make a PDF's strategy ``page``.
+    A Hangul document's pages are derived (a table taller than a page stays on the page it starts
+    on), so they describe it without deciding: the decision is the one it gets without them."""
+    rows = [("구분", "내용")] + [(f"항목 {n}", f"지원 대상 기업의 설명 {n}") for n in range(30)]
+    items = [("p", "사업 안내"), ("table", (rows, 1)), ("pagebreak", ""), ("p", "문의: 담당 부서")]
+    decisions = []
+    for name, pages in (("가로.hwpx", [("NARROWLY", 0)]), ("쪽정보없음.hwpx", [])):
+        doc = parse(make_hwpx(tmp_path / name, items, pages=pages))
+        facts = gather_facts(doc, counter(doc.text), 100, name)
+        decisions.append(classify(facts).rule)
+        if pages:
+            assert facts.pages == 2 and facts.landscape_share == 1.0 and facts.table_share > 0.9
+    assert decisions[0] == decisions[1] == "default"
+
+
 def test_hwpx_chunks_carry_their_page_ranges(tmp_path: Path, capsys) -> None:
     """``seams inspect`` cut at the headings: the first chunk spans pages 1-2, the second is on page 3;
     cut by page: a chunk a page."""
@@ -293,15 +342,42 @@ def test_hwp_records_with_a_table_in_a_paragraph() -> None:
     assert [b.text for b in reader.notes] == ["Footnote 1: 각주 내용"]
 
 
-def paged_paragraph(text: str, breaks: int = 0, lines: tuple[int, ...] = ()) -> bytes:
+def paged_paragraph(text: str, breaks: int = 0, lines: tuple[int, ...] = (), controls: bytes = b"") -> bytes:
     """A body paragraph whose PARA_HEADER has ``breaks`` in its break-type byte, with a PARA_LINE_SEG
-    of one 36-byte line per vertical position in ``lines``."""
+    of one 36-byte line per vertical position in ``lines``, then ``controls``."""
     out = record(TAG_PARA_HEADER, 0, struct.pack("<IIHBB", 0, 0, 0, 0, breaks)) + record(TAG_PARA_TEXT, 1,
                                                                                         para_text(text, 13))
     if lines:
         out += record(TAG_PARA_LINE_SEG, 1, b"".join(struct.pack("<Ii7I", 0, v, 1000, 1000, 850, 600, 0, 42520,
                                                                  0x60000) for v in lines))
-    return out
+    return out + controls
+
+
+def section_definition(landscape: bool, start_page: int = 0) -> bytes:
+    """A ``secd`` control (attributes, column gap, two grids, tab width, outline numbering id, the
+    page number its printed numbering starts at, three more start numbers) and its PAGE_DEF: A4 in
+    HWPUNIT, six margins and a gutter, then attributes whose bit 0 makes the page landscape."""
+    secd = b"dces" + struct.pack("<IHHHIHHHHH", 0, 1134, 0, 0, 8000, 1, start_page, 0, 0, 0)
+    page = struct.pack("<10I", 59528, 84188, 8504, 8504, 5668, 4252, 4252, 4252, 0, int(landscape))
+    return record(TAG_CTRL_HEADER, 1, secd) + record(TAG_PAGE_DEF, 2, page)
+
+
+def test_hwp_pages_have_their_sections_size_and_text() -> None:
+    """Each page gets its section's PAGE_DEF size (the second section landscape) and its blocks'
+    characters ('나나' runs on to page 2: a character on each). The second section restarts its
+    printed numbering at 7: its blocks are on physical page 3 all the same."""
+    first = (paged_paragraph("가", lines=(0,), controls=section_definition(False))
+             + paged_paragraph("나나", lines=(1600, 0)))
+    second = paged_paragraph("다", BREAK_SECTION, controls=section_definition(True, start_page=7)) + paged_paragraph("라")
+    reader = _Reader(_DocInfo())
+    body: list = []
+    for stream in (first, second):
+        reader.section(read_records(stream), body)
+    blocks, _ = reader.pages.locate(body, reader.notes)
+    assert [(b.text, b.locator.page, b.locator.page_end) for b in blocks] == [
+        ("가", 1, None), ("나나", 1, 2), ("다", 3, None), ("라", 3, None)]
+    assert [(p.number, p.width, p.height, p.chars) for p in reader.pages.page_infos(blocks)] == [
+        (1, 595.28, 841.88, 2), (2, 595.28, 841.88, 1), (3, 841.88, 595.28, 2)]
 
 
 def test_hwp_pages_from_break_bits_line_positions_and_sections() -> None:
@@ -539,3 +615,33 @@ def test_real_files_pages_match_hanguls_own(tmp_path: Path, name: str, suffix: s
     hangul_pages = found[1].decode("utf-8", "replace").count('class="hpa"')
     pages = [page for b in parse(path).blocks for page in (b.locator.page, b.locator.page_end) if page]
     assert pages and max(pages) == hangul_pages
+
+
+#: hwpjs's fixtures whose pages Hangul's HTML export draws upright (A4, 210 x 297 mm) and landscape:
+#: ``pagedefs`` has a section of each, ``example`` and ``selfintroduce`` are landscape.
+HANGUL_PAGE_SIZES = {"pagedefs": "pagedefs.html", "example": "example.HTML", "selfintroduce": "selfintroduce.HTML",
+                     "aligns": "aligns.html", "noori": "noori.html"}
+
+
+@pytest.mark.parametrize("suffix", [".hwp", ".hwpx"])
+@pytest.mark.parametrize("name", sorted(HANGUL_PAGE_SIZES))
+def test_real_files_page_sizes_match_hanguls_own(tmp_path: Path, name: str, suffix: str) -> None:
+    """Each page's size, from its section's page definition (HWP ``PAGE_DEF``, HWPX ``hp:pagePr``),
+    is the size Hangul draws that page in its HTML export (``<div class="hpa" style="width:…mm;
+    height:…mm">``), landscape sections included."""
+    git_dir = MIRROR / "ohah+hwpjs" / "repo"
+    if not git_dir.is_dir():
+        pytest.skip("no snapshot of ohah/hwpjs on this machine")
+    found = []
+    for member in (f"{name}{suffix}", HANGUL_PAGE_SIZES[name]):
+        shown = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"HEAD:crates/hwp-core/tests/fixtures/{member}"],
+                               capture_output=True, check=False)
+        if shown.returncode:
+            pytest.skip(f"{member} is not in the snapshot")
+        found.append(shown.stdout)
+    path = tmp_path / f"{name}{suffix}"
+    path.write_bytes(found[0])
+    hangul = [(round(float(width)), round(float(height))) for width, height in
+              re.findall(r'class="hpa" style="width:([\d.]+)mm;height:([\d.]+)mm', found[1].decode("utf-8", "replace"))]
+    ours = [(round(page.width * 25.4 / 72), round(page.height * 25.4 / 72)) for page in parse(path).properties.pages]
+    assert ours and ours == hangul
