@@ -490,6 +490,11 @@ def is_figure_row(line: str) -> bool:
 _TITLE_LINE = 60
 
 
+def ends_sentence(line: str) -> bool:
+    """Whether a line ends a sentence (a full stop, or a Korean report's "…함", "…임")."""
+    return bool(_SENTENCE_END.search(line.rstrip()))
+
+
 def is_title_line(text: str) -> bool:
     """Whether a block is one short line that names what follows it, though no header grammar
     knows it: a run-in heading ("Authority for This Rulemaking"), a caption ("<표 1> 연도별 실적"), a

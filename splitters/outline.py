@@ -26,7 +26,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from classifiers.headings import Heading, find_headings, is_lead_in, is_title, is_title_line
+from classifiers.headings import Heading, ends_sentence, find_headings, is_lead_in, is_title, is_title_line
 from parsers.model import Document
 
 HeadingPath = tuple[str, ...]
@@ -98,10 +98,23 @@ class Outline:
         # A title line no grammar knows (a run-in heading, a caption, a chapter divider's lines)
         # glues to what follows it too: a cut right after it would leave it at the end of a chunk,
         # cut off from what it names.
+        # Inside a block (a PDF's run-in heading: "…affected operators." / "Authority for This
+        # Rulemaking" / "Title 49 …"), such a line after a finished sentence and before a line that
+        # does not go on in lower case glues as well.
         for index, (block, (b_start, _)) in enumerate(zip(doc.blocks, doc.spans, strict=True)):
-            if block.kind == "paragraph" and index + 1 < len(doc.blocks) and is_title_line(block.text):
+            if block.kind != "paragraph":
+                continue
+            last = index + 1 == len(doc.blocks)
+            if not last and is_title_line(block.text):
                 start = b_start + len(block.text) - len(block.text.lstrip())
                 glue_ends.setdefault(b_start + len(block.text.rstrip()), start)
+            elif "\n" in block.text:
+                lines = list(_LINE.finditer(block.text))
+                for before, line, after in zip(lines[:-1], lines[1:], [*lines[2:], None], strict=True):
+                    if (after is not None or not last) and ends_sentence(before.group()) \
+                            and is_title_line(line.group()) and not (after and after.group().lstrip()[:1].islower()):
+                        glue_ends.setdefault(b_start + line.end(), b_start + line.start() + len(line.group())
+                                             - len(line.group().lstrip()))
         hidden = tuple((fold and heading.title) or lead
                        for fold, lead, heading in zip(folds, leads, headings, strict=True))
         slides = tuple(block.locator.slide for block in doc.blocks)

@@ -575,3 +575,21 @@ def test_a_title_line_no_grammar_knows_never_ends_a_chunk(strategy, counter):
         assert not chunk.text.rstrip().endswith(tuple(titles)), chunk.text[-60:]
     starts = [c.text for c in chunks]
     assert all(any(s.startswith(t) for s in starts) for t in titles)
+
+
+def test_a_run_in_title_line_inside_a_block_moves_to_what_it_names(counter):
+    """A PDF's run-in heading is a line of the paragraph block it ends ("…affected operators." /
+    "Authority for This Rulemaking"), its body on the next page: it goes to that page's chunk. A
+    short last line of a wrapped sentence ("reducing the cost impact on" / "operators.") does not."""
+    body = "The agency estimates the following costs to comply with this proposed rule for operators. " * 6
+    doc = Document("x.pdf", "pdf", (
+        Block("paragraph", f"{body}\nreducing the cost impact on\naffected operators.\nAuthority for This Rulemaking",
+              Locator(page=1)),
+        Block("paragraph", f"Title 49 of the United States Code specifies the authority. {body}", Locator(page=2)),
+        Block("paragraph", f"{body}\nwhich the agency will consider\nfor the final rule.", Locator(page=3)),
+        Block("paragraph", f"Regulatory Findings. {body}", Locator(page=4)),
+    ))
+    chunks = split_document(doc, "page", counter, Budget(20, 200, 210))
+    assert [c.text.splitlines()[0] for c in chunks][1] == "Authority for This Rulemaking"
+    assert chunks[0].text.endswith("affected operators.")
+    assert chunks[2].text.endswith("for the final rule.")
