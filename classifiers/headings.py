@@ -490,9 +490,13 @@ def is_figure_row(line: str) -> bool:
 _TITLE_LINE = 60
 
 
+_CLOSERS = "\"'”’)]）」』"
+
+
 def ends_sentence(line: str) -> bool:
-    """Whether a line ends a sentence (a full stop, or a Korean report's "…함", "…임")."""
-    return bool(_SENTENCE_END.search(line.rstrip()))
+    """Whether a line ends a sentence (a full stop, or a Korean report's "…함", "…임"), also inside
+    closing quotes or brackets ("…you’re right.”", "(Cross-talk.)")."""
+    return bool(_SENTENCE_END.search(line.rstrip().rstrip(_CLOSERS)))
 
 
 def is_title_line(text: str) -> bool:
@@ -502,9 +506,10 @@ def is_title_line(text: str) -> bool:
     not a row of figures or a page number."""
     line = text.strip()
     limit = 2 * _TITLE_LINE if line.isupper() else _TITLE_LINE  # "ITEM 7. MANAGEMENT’S DISCUSSION AND …"
-    return (1 < len(line) <= limit and "\n" not in line and not _SENTENCE_END.search(line)
-            and not line.endswith((",", "，")) and pattern_marker(line) is None and not is_figure_row(line)
-            and not line.isdigit())
+    return (1 < len(line) <= limit and "\n" not in line and not ends_sentence(line)
+            and not line.endswith((",", "，")) and not line[:1].islower() and "?" not in line
+            and pattern_marker(line) is None and not is_figure_row(line) and not line.isdigit()
+            and not _PAGE_NUMBER.match(line))
 
 
 def is_lead_in(line: str) -> bool:

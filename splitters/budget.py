@@ -32,7 +32,7 @@ import bisect
 import heapq
 import re
 from collections import ChainMap
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 
 from parsers.model import BLOCK_SEPARATOR, Block, Document, Table
@@ -512,20 +512,51 @@ def merge_small(doc: Document, chunks: list[Chunk], count: TokenCounter, budget:
     return [item for item, keep in zip(items, alive, strict=True) if keep]
 
 
-def pack_units(doc: Document, units: list[Chunk], count: TokenCounter, limit: int) -> list[Chunk]:
+def pack_units(doc: Document, units: list[Chunk], count: TokenCounter, limit: int,
+               opens: Set[int] = frozenset()) -> list[Chunk]:
     """Join consecutive units of one group while the result stays within ``limit`` tokens (a run of
-    short paragraphs becomes one chunk; a unit over the limit stays alone)."""
+    short paragraphs becomes one chunk; a unit over the limit stays alone).
+
+    ``opens`` are the starts of units that open what follows them (a title line no header grammar
+    knows: a glossary's term, a caption): when a unit does not fit, the units of the full pack from
+    the last such start on go on with it, if the pack keeps at least half the limit — a term's
+    definition is not cut from its example."""
     packed: list[Chunk] = []
+    members: list[Chunk] = []  # the units packed[-1] holds
     for unit in units:
         last = packed[-1] if packed else None
-        if last is not None and last.group == unit.group and not unit.header \
-                and last.tokens + unit.tokens <= limit + _JUNCTION_SLACK:
+        same = last is not None and last.group == unit.group and not unit.header
+        if same and last.tokens + unit.tokens <= limit + _JUNCTION_SLACK:
             joined = make_chunk(doc, last.start, unit.end, count, last.header, group=last.group)
             if joined.tokens <= limit:
                 packed[-1] = joined
+                members.append(unit)
+                continue
+        if same and opens:
+            moved = _move_opened_tail(doc, last, members, unit, count, limit, opens)
+            if moved is not None:
+                packed[-1], tail, members = moved
+                packed.append(tail)
                 continue
         packed.append(unit)
+        members = [unit]
     return packed
+
+
+def _move_opened_tail(doc: Document, pack: Chunk, members: list[Chunk], unit: Chunk, count: TokenCounter,
+                      limit: int, opens: Set[int]) -> tuple[Chunk, Chunk, list[Chunk]] | None:
+    """``pack`` cut before the last of its units that opens what follows, that unit and those after it
+    joined to ``unit``: (the pack's head, the new pack, its units), or None when no such cut leaves
+    the head at least half the limit and the tail within it."""
+    for k in range(len(members) - 1, 0, -1):
+        if members[k].start not in opens:
+            continue
+        head = make_chunk(doc, pack.start, members[k - 1].end, count, pack.header, group=pack.group)
+        if head.tokens < limit // 2:
+            return None
+        tail = make_chunk(doc, members[k].start, unit.end, count, group=unit.group)
+        return (head, tail, [*members[k:], unit]) if tail.tokens <= limit else None
+    return None
 
 
 def _over_max(doc: Document, chunk: Chunk, count: TokenCounter, budget: Budget, outline: Outline) -> bool:

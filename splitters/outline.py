@@ -23,7 +23,9 @@ section's path, and a chunk that merged two sibling sections carries their paren
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from classifiers.headings import Heading, ends_sentence, find_headings, is_lead_in, is_title, is_title_line
@@ -95,26 +97,8 @@ class Outline:
                 for match in _LINE.finditer(block.text):
                     if is_lead_in(match.group()):
                         glue_ends.setdefault(b_start + match.end(), b_start + match.start())
-        # A title line no grammar knows (a run-in heading, a caption, a chapter divider's lines)
-        # glues to what follows it too: a cut right after it would leave it at the end of a chunk,
-        # cut off from what it names.
-        # Inside a block (a PDF's run-in heading: "…affected operators." / "Authority for This
-        # Rulemaking" / "Title 49 …"), such a line after a finished sentence and before a line that
-        # does not go on in lower case glues as well.
-        for index, (block, (b_start, _)) in enumerate(zip(doc.blocks, doc.spans, strict=True)):
-            if block.kind != "paragraph":
-                continue
-            last = index + 1 == len(doc.blocks)
-            if not last and is_title_line(block.text):
-                start = b_start + len(block.text) - len(block.text.lstrip())
-                glue_ends.setdefault(b_start + len(block.text.rstrip()), start)
-            elif "\n" in block.text:
-                lines = list(_LINE.finditer(block.text))
-                for before, line, after in zip(lines[:-1], lines[1:], [*lines[2:], None], strict=True):
-                    if (after is not None or not last) and ends_sentence(before.group()) \
-                            and is_title_line(line.group()) and not (after and after.group().lstrip()[:1].islower()):
-                        glue_ends.setdefault(b_start + line.end(), b_start + line.start() + len(line.group())
-                                             - len(line.group().lstrip()))
+        for title_end, title_start in _title_lines(doc).items():
+            glue_ends.setdefault(title_end, title_start)
         hidden = tuple((fold and heading.title) or lead
                        for fold, lead, heading in zip(folds, leads, headings, strict=True))
         slides = tuple(block.locator.slide for block in doc.blocks)
@@ -210,6 +194,51 @@ class Outline:
 
 _OPENING, _CLOSING = "(<[‹〈「『【", ")>]›〉」』】"
 _LINE = re.compile(r"[^\n]*\S")
+
+
+#: "Related Keywords: …", "Definition: …": a label that opens three or more lines is a field name.
+_FIELD = re.compile(r"^([^:：\n]{1,40})[:：]\s")
+_FIELD_LINES = 3
+_TITLE_RUN = 2  # a chapter divider's "CHAPTER 5" / "ADDITIONAL RESPONSIBILITIES"
+
+
+def _title_lines(doc: Document) -> dict[int, int]:
+    """End -> start of the title lines no header grammar knows (a run-in heading, a caption, a
+    chapter divider's lines, a glossary's term), which glue to what follows them: a cut right after
+    one would leave it at the end of a chunk, cut off from what it names.
+
+    A title line is a paragraph block of one line (:func:`is_title_line`) with a block after it (at
+    most two in a row: more are a list), or
+    a line inside a block after a finished sentence and before a line that does not go on in lower
+    case (a PDF's "…affected operators." / "Authority for This Rulemaking" / "Title 49 …"). A line
+    that opens with a field name the document repeats ("Related Keywords: Search, Retrieval") is a
+    field of a record, not a title."""
+    paragraphs = [(index, block, b_start) for index, (block, (b_start, _)) in enumerate(zip(doc.blocks, doc.spans, strict=True))
+                  if block.kind == "paragraph"]
+    labels = Counter(m.group(1).strip() for _, block, _ in paragraphs for line in block.text.split("\n")
+                     if (m := _FIELD.match(line.strip())))
+
+    def is_title(line: str) -> bool:
+        field = _FIELD.match(line)
+        return is_title_line(line) and not (field and labels[field.group(1).strip()] >= _FIELD_LINES)
+
+    titles: dict[int, int] = {}
+    whole = {index for index, block, _ in paragraphs if index + 1 < len(doc.blocks) and is_title(block.text.strip())}
+    for index, block, b_start in paragraphs:
+        last = index + 1 == len(doc.blocks)
+        if index in whole:
+            run = 1 + sum(1 for _ in itertools.takewhile(whole.__contains__, itertools.count(index + 1))) \
+                + sum(1 for _ in itertools.takewhile(whole.__contains__, itertools.count(index - 1, -1)))
+            if run <= _TITLE_RUN:  # three or more in a row are a list (abbreviations, names), not titles
+                titles[b_start + len(block.text.rstrip())] = b_start + len(block.text) - len(block.text.lstrip())
+        elif "\n" in block.text:
+            lines = list(_LINE.finditer(block.text))
+            for before, line, after in zip(lines[:-1], lines[1:], [*lines[2:], None], strict=True):
+                text = line.group().strip()
+                if (after is not None or not last) and ends_sentence(before.group()) and is_title(text) \
+                        and not (after and after.group().lstrip()[:1].islower()):
+                    titles[b_start + line.end()] = b_start + line.end() - len(text)
+    return titles
 
 
 def header_end(text: str, heading: Heading) -> int:

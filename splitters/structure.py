@@ -32,5 +32,7 @@ def split_whole(doc: Document, count: TokenCounter, budget: Budget) -> list[Chun
 
 def split_general(doc: Document, count: TokenCounter, budget: Budget) -> list[Chunk]:
     units = [make_chunk(doc, s, e, count) for s, e in doc.spans if doc.text[s:e].strip()]
-    units = keep_headers_with_next(doc, units, count, Outline.build(doc))
-    return pack_units(doc, units, count, budget.pack_tokens)
+    outline = Outline.build(doc)
+    units = keep_headers_with_next(doc, units, count, outline)
+    # A pack is cut, where it can be, before a title line that opens what follows it.
+    return pack_units(doc, units, count, budget.pack_tokens, opens=frozenset(outline.glue_ends.values()))

@@ -593,3 +593,35 @@ def test_a_run_in_title_line_inside_a_block_moves_to_what_it_names(counter):
     assert [c.text.splitlines()[0] for c in chunks][1] == "Authority for This Rulemaking"
     assert chunks[0].text.endswith("affected operators.")
     assert chunks[2].text.endswith("for the final rule.")
+
+
+def test_unstructured_text_is_packed_by_whole_entries_of_a_glossary(counter):
+    """A glossary with no heading styles (a term line, then "Definition:", "Example:" and "Related
+    Keywords:" paragraphs): packs are cut before a term, never between a definition and its
+    example; the repeated "Related Keywords:" field is not a title."""
+    entries = []
+    for n in range(12):
+        entries += [f"Term Number {n}", f"Definition: term {n} is a method that ranks documents by relevance to a query.",
+                    f"Example: a search engine uses term {n} to order the results it returns for a user.",
+                    f"Related Keywords: Ranking, Retrieval {n}, Search Engine"]
+    doc = _doc("\n\n".join(entries))
+    chunks = split_document(doc, "general", counter, Budget(20, 200, 210, pack=150))
+    assert len(chunks) > 3
+    for chunk in chunks:
+        assert chunk.text.startswith("Term Number"), chunk.text[:40]
+        assert chunk.text.rstrip().split("\n")[-1].startswith("Related Keywords:"), chunk.text[-60:]
+
+
+@pytest.mark.parametrize("line", ["(Applause.)", "And they all said, “I think you’re right.”", "what was it in 2010? 64.48",
+                                  "and the rest of the year", "1.", "- 3 -"])
+def test_not_title_lines(line):
+    from classifiers.headings import is_title_line
+
+    assert not is_title_line(line)
+
+
+@pytest.mark.parametrize("line", ["SUPPLIERS", "Authority for This Rulemaking", "<표 1> 연도별 지원 실적", "Materials and Methods"])
+def test_title_lines(line):
+    from classifiers.headings import is_title_line
+
+    assert is_title_line(line)
