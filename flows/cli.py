@@ -12,9 +12,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flows.environment import apply_defaults
 from flows.errors import UsageError
+
+if TYPE_CHECKING:
+    from flows.settings import Settings
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERNAL = 0, 1, 2, 3, 4
 #: Commands that run a flow in this process (and so need a Prefect API).
@@ -239,6 +243,22 @@ def _internal_error(exc: BaseException) -> int:
     return EXIT_INTERNAL
 
 
+def _require_runner(settings: Settings) -> None:
+    """A runner whose optional extra is missing is a usage error before any server starts or file
+    is read. Only looked up, not imported: importing Prefect's modules before ``serve`` has set
+    ``PREFECT_API_URL`` would fix their settings on no server."""
+    import importlib.util
+
+    if settings.runner == "local":
+        return
+    try:
+        found = importlib.util.find_spec("prefect_dask") is not None
+    except (ImportError, ValueError):  # ValueError: a module in sys.modules without a spec
+        found = False
+    if not found:
+        raise UsageError("the dask runner needs the optional extra: pip install 'seams[dask]'")
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
@@ -251,10 +271,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         settings = _settings(args)
     except ValidationError as exc:
         raise UsageError(_validation_message(exc)) from None
-    from flows.ingest import flow_for
     from flows.server import one_off_api
 
-    flow_for(settings)  # a runner whose extra is missing fails here, before any file is read
+    _require_runner(settings)
     with one_off_api():
         report = console.ingest_with_progress([str(p) for p in args.paths], settings, as_json=args.json)
     return EXIT_SOME_FAILED if report.failed else EXIT_OK
@@ -297,9 +316,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.retry_failed and args.no_run_now:
         raise UsageError("--retry-failed is for the run started at once; it cannot go with --no-run-now")
     settings = _settings(args)
-    from flows.ingest import flow_for
-
-    flow_for(settings)  # a runner whose extra is missing fails here, not after the server has started
+    _require_runner(settings)
     # Served runs happen in the background: show their start/finish and summary lines (not task states).
     os.environ.setdefault("PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL", "INFO")
     if os.environ.get("PREFECT_API_URL"):
@@ -355,10 +372,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     modes = list(MODES) if args.modes is None else [m.strip() for m in args.modes.split(",") if m.strip()]
     settings = _settings(args)
     Options(k=args.k, modes=tuple(modes), settings=settings)
-    from flows.ingest import flow_for
     from flows.server import one_off_api
 
-    flow_for(settings)  # a runner whose extra is missing fails here, before any file is read
+    _require_runner(settings)
     with one_off_api():
         run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, settings, args.out,
                      args.limit)
