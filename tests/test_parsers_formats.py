@@ -279,6 +279,85 @@ def test_docx_footnotes_and_macro_enabled_type(tmp_path: Path) -> None:
     assert [b.text for b in doc.blocks] == ["본문 문단입니다.", "Footnote 1: 각주 내용 footnote"]
 
 
+def _word_toc(path: Path, mark: str) -> Path:
+    """A Word document whose table of contents is marked one of Word's ways (``style``: entries
+    styled ``toc N``; ``field``: the result of a ``TOC`` field spanning paragraphs; ``control``: a
+    "Table of Contents" content control), followed by the sections it lists."""
+    import docx
+    from docx.enum.style import WD_STYLE_TYPE
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+
+    document = docx.Document()
+    entries = [(1, "1. 개요\t3"), (2, "가. 추진 배경\t3"), (2, "나. 목적\t4"), (1, "2. 세부 계획\t5"),
+               (1, "Ⅲ. Budget\t7")]
+    if mark == "style":
+        for level in (1, 2):
+            document.styles.add_style(f"toc {level}", WD_STYLE_TYPE.PARAGRAPH)
+    document.add_paragraph("목차")
+    paragraphs = []
+    for level, text in entries:
+        paragraphs.append(document.add_paragraph(text, style=f"toc {level}" if mark == "style" else None))
+    if mark == "field":
+        begin = parse_xml(f'<w:r {nsdecls("w")}><w:fldChar w:fldCharType="begin"/></w:r>')
+        instr = parse_xml(f'<w:r {nsdecls("w")}><w:instrText xml:space="preserve"> TOC \\o "1-3" \\h </w:instrText></w:r>')
+        separate = parse_xml(f'<w:r {nsdecls("w")}><w:fldChar w:fldCharType="separate"/></w:r>')
+        for run in (separate, instr, begin):
+            paragraphs[0]._p.insert(1, run)
+        paragraphs[-1]._p.append(parse_xml(f'<w:r {nsdecls("w")}><w:fldChar w:fldCharType="end"/></w:r>'))
+    if mark == "control":
+        sdt = parse_xml(f'<w:sdt {nsdecls("w")}><w:sdtPr><w:docPartObj><w:docPartGallery w:val="Table of Contents"/>'
+                        '<w:docPartUnique/></w:docPartObj></w:sdtPr><w:sdtContent/></w:sdt>')
+        paragraphs[0]._p.addprevious(sdt)
+        content = sdt[1]
+        for paragraph in paragraphs:
+            content.append(paragraph._p)
+    document.add_paragraph("1. 개요", style="Heading 1")
+    document.add_paragraph("가. 추진 배경", style="Heading 2")
+    document.add_paragraph("본문 문단입니다. The body of the first section.")
+    document.add_paragraph("2. 세부 계획", style="Heading 1")
+    document.add_paragraph("계획 문단입니다.")
+    document.save(str(path))
+    return path
+
+
+@pytest.mark.parametrize("mark", ["style", "field", "control"])
+def test_a_word_table_of_contents_is_a_list_and_never_heads_a_section(tmp_path: Path, mark: str) -> None:
+    """Word marks its TOC by style, field or content control: its entries are list items (level
+    from the style) kept in the text with their page numbers, and no heading path holds one."""
+    from classifiers.headings import find_headings
+
+    doc = parse(_word_toc(tmp_path / f"toc-{mark}.docx", mark))
+    entries = [b for b in doc.blocks if b.kind == "list_item"]
+    assert [b.text for b in entries] == ["1. 개요 3", "가. 추진 배경 3", "나. 목적 4", "2. 세부 계획 5", "Ⅲ. Budget 7"]
+    if mark == "style":
+        assert [b.level for b in entries] == [0, 1, 1, 0, 0]
+    assert [h.text for h in find_headings(doc)] == ["1. 개요", "가. 추진 배경", "2. 세부 계획"]
+    assert [b.kind for b in doc.blocks][-5:] == ["heading", "heading", "paragraph", "heading", "paragraph"]
+
+
+def test_a_typed_table_of_contents_with_fused_page_numbers_is_a_list(tmp_path: Path) -> None:
+    """A TOC without Word's marks (a Google Docs export: entries are plain paragraphs, the tab before
+    the page number lost, "I. DEBTOR EDUCATION5-9") is found by its title and its run of page numbers;
+    it ends at its last entry, before the chapter divider page that follows it."""
+    from classifiers.headings import find_headings
+
+    toc = ["CHAPTER 1 - INTRODUCTION", "A. PURPOSE1-1", "B. 역할과 책임1-2", "CHAPTER 3 – ADMINISTRATION",
+           "4. ELIGIBILITY FOR CHAPTER 133-4", "5. VERIFICATION OF DEBTOR IDENTITY AND SOCIAL SECURITY",
+           "NUMBER3-9", "I. DEBTOR EDUCATION5-9", "2. REMEDIAL AND ENFORCEMENT ACTIONS7-4"]
+    body = ["CHAPTER 1", "INTRODUCTION", ("h1", "CHAPTER 1 – INTRODUCTION"), ("h2", "A. PURPOSE"),
+            "The United States Trustee appoints and supervises standing trustees.", "1. 본문의 첫 항목입니다.",
+            ("h2", "I. DEBTOR EDUCATION"), "교육에 관한 본문입니다."]
+    doc = parse(make_docx(tmp_path / "handbook.docx", ["Handbook", "Table of Contents", *toc, *body]))
+    kinds = {b.text: b.kind for b in doc.blocks}
+    assert [b.text for b in doc.blocks if b.kind == "list_item"] == toc
+    assert kinds["Table of Contents"] == "paragraph" and kinds["CHAPTER 1"] == "paragraph"
+    assert [h.text for h in find_headings(doc)] == ["CHAPTER 1 – INTRODUCTION", "A. PURPOSE", "I. DEBTOR EDUCATION"]
+    # Without a title, or with too few page numbers, the lines are left as they are.
+    doc = parse(make_docx(tmp_path / "plain.docx", ["목차", "A. PURPOSE1-1", "본문입니다.", *toc[:2]]))
+    assert {b.kind for b in doc.blocks} == {"paragraph"}
+
+
 # -------------------------------------------------------------------------------------------- pptx
 
 
