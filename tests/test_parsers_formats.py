@@ -232,6 +232,65 @@ def test_cached_formula_values_are_read(tmp_path: Path) -> None:
     assert doc.blocks[0].row_numbers == (1, 3)
 
 
+def _side_by_side_and_stacked() -> list[list[object]]:
+    """A sheet like a reviewer's: a 지역 table in A1:D9, a second table beside it in G5:I9 (its header
+    level with the first one's data), and a third below both in C14:E18 after empty rows."""
+    rows: list[list[object]] = [["지역", "1분기", "2분기", "3분기"]]
+    rows += [[f"지역 {r}", r, 2 * r, 3 * r] for r in range(1, 9)]
+    for r, values in enumerate([["품목", "수량", "단가"]] + [[f"품목 {k}", k, 100 * k] for k in range(1, 5)], start=4):
+        rows[r] += ["", "", *values]
+    rows += [[], [], [], []]
+    rows += [["", "", "col-1", "col-2", "col-3"]] + [["", "", k, 2 * k, 3 * k] for k in range(1, 5)]
+    return rows
+
+
+def test_tables_side_by_side_and_stacked_on_a_sheet_are_tables_of_their_own(tmp_path: Path) -> None:
+    doc = parse(make_xlsx(tmp_path / "tables.xlsx", {"시트": _side_by_side_and_stacked()}))
+    located = [(b.locator.row_start, b.locator.row_end, b.locator.column_start, b.locator.column_end)
+               for b in doc.blocks]
+    assert located == [(1, 9, 1, 4), (5, 9, 7, 9), (14, 18, 3, 5)]
+    first, beside, below = (b.table for b in doc.blocks)
+    assert first.rows[0] == ("지역", "1분기", "2분기", "3분기") and first.rows[5] == ("지역 5", "5", "10", "15")
+    assert beside.rows[0] == ("품목", "수량", "단가") and beside.rows[-1] == ("품목 4", "4", "400")
+    assert below.rows[0] == ("col-1", "col-2", "col-3") and len(below.rows) == 5
+    assert [t.header_rows for t in (first, beside, below)] == [1, 1, 1]
+    assert doc.blocks[1].row_numbers == (5, 6, 7, 8, 9) and doc.blocks[2].row_numbers == (14, 15, 16, 17, 18)
+    # Cut small, every chunk of the second table starts with its own header, never the first's.
+    tall = _side_by_side_and_stacked()[:9] + [[f"지역 {r}", r, r, r, "", "", f"품목 {r}", r, r] for r in range(9, 60)]
+    doc = parse(make_xlsx(tmp_path / "tall.xlsx", {"시트": tall}))
+    _, chunks = cut_document(doc, CutConfig(Budget(min_tokens=2, max_tokens=80, merge_ceiling=82, pack=60)), "tall.xlsx")
+    starts = [chunk.text.split("\n")[0] for chunk in chunks]
+    assert "지역 | 1분기 | 2분기 | 3분기" in starts and "품목 | 수량 | 단가" in starts
+    assert all(line in ("지역 | 1분기 | 2분기 | 3분기", "품목 | 수량 | 단가") for line in starts)
+
+
+@pytest.mark.parametrize("rows, merges", [
+    # An empty column under a header cell is inside the table.
+    ([["이름", "비고", "점수"], ["가", "", 1], ["나", "", 2]], ()),
+    # A column set off by an empty one, level with the header ("Topic | Period | | Page").
+    ([["Financial performance"], ["Topic", "Period", "", "Page"], ["Revenue", "FY 22", "", 1],
+      ["Cash flow", "FY 23", "", 2]], ()),
+    # A header merged across the empty column.
+    ([["", "", "", ""], ["구분", "실적", "", ""], ["서울", 1, "", 3], ["부산", 2, "", 4]], ("B2:D2",)),
+    # An empty row inside a table, then a total; then a group label over data.
+    ([["지역", "인구"], ["서울", 10], ["부산", 5], [], ["합계", 15], [], ["광역시"], ["대구", 3]], ()),
+    # A title, an empty row, then the table.
+    ([["2026년 예산 현황"], [], ["사업", "예산"], ["도로", 100], ["교량", 50]], ()),
+    # Two blocks of text only: nothing shows where a header is.
+    ([["가", "나", "", "다"], ["라", "마", "", ""], ["", "", "", "바"]], ()),
+])
+def test_one_table_with_empty_cells_stays_one_table(tmp_path: Path, rows, merges) -> None:
+    doc = parse(make_xlsx(tmp_path / "one.xlsx", {"표": rows}, merges={"표": list(merges)}))
+    assert len(doc.blocks) == 1
+
+
+def test_csv_tables_stacked_after_an_empty_line_are_tables_of_their_own(tmp_path: Path) -> None:
+    rows = [["구분", "금액"], ["인건비", 100], ["운영비", 50], [], ["항목", "수량", "비고"], ["의자", 3, "회의실"]]
+    doc = parse(make_csv(tmp_path / "two.csv", rows))
+    assert [b.table.rows[0] for b in doc.blocks] == [("구분", "금액"), ("항목", "수량", "비고")]
+    assert [(b.locator.row_start, b.locator.row_end) for b in doc.blocks] == [(1, 3), (5, 6)]
+
+
 # -------------------------------------------------------------------------------------------- docx
 
 
