@@ -154,7 +154,8 @@ def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = (
     """The tables of a sheet, top to bottom and left to right.
 
     Tables sit apart where a band of fully empty rows, or a fully empty column, separates blocks of
-    cells that each head a table (:func:`_heads_a_table`: label rows over a row with figures). A
+    cells that each head a table (:func:`_heads_a_table`: label rows over a row with figures, or
+    over an empty row and then figures: a report's sheet sets its header apart that way). A
     block beside another whose first row is level with the other's header rows is part of the same
     table (a column set off by an empty one, "Topic | Period | | Page"), and so is a block joined to
     another by a merged range across the gap; blocks that cannot be told apart from data (text only)
@@ -166,8 +167,14 @@ def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = (
     groups: list[tuple[int, int]] = []
     start = 0
     headed = False  # whether the current group holds a band that heads a table
-    for band_start, band_stop in _bands(rows.numbers):
-        heads = _heads_a_table(_top_rows(rows, band_start, band_stop, 0, rows.end_column))
+    bands = list(_bands(rows.numbers))
+    for number, (band_start, band_stop) in enumerate(bands):
+        top = _top_rows(rows, band_start, band_stop, 0, rows.end_column)
+        if len(top) == band_stop - band_start <= MAX_HEADER_ROWS and _label_rows(top) == len(top) \
+                and number + 1 < len(bands):
+            # Header rows set off from their data by an empty row: they head the band below.
+            top += _top_rows(rows, *bands[number + 1], 0, rows.end_column)[:1]
+        heads = _heads_a_table(top)
         if heads and headed and not _bridged(rows.numbers[band_start - 1], rows.numbers[band_start], merges):
             groups.append((start, band_start))
             start, headed = band_start, False

@@ -320,14 +320,20 @@ def sheet_blocks(rows: SheetRows, sheet: str, merges: Sequence[tuple[int, int, i
         block = _table_block(rows, sheet, merges, 0)
         return [block] if block is not None else []
     own: list[SheetRows] = [SheetRows() for _ in parts]
-    for index in range(len(rows)):
-        cells = rows.packed[index].split(PACKED_SEPARATOR)
-        rows.packed[index] = ""
-        for part, part_rows in zip(parts, own, strict=True):
-            if part.start <= index < part.stop:
+    position = 0
+    while position < len(parts):  # parts side by side share their rows: each row is read once
+        start, stop = parts[position].start, parts[position].stop
+        beside = position
+        while beside < len(parts) and (parts[beside].start, parts[beside].stop) == (start, stop):
+            beside += 1
+        for index in range(start, stop):
+            cells = rows.packed[index].split(PACKED_SEPARATOR)
+            rows.packed[index] = ""
+            for part, part_rows in zip(parts[position:beside], own[position:beside], strict=True):
                 piece = cells[part.first:part.end]
                 if any(piece):
                     part_rows.add(rows.numbers[index], piece)
+        position = beside
     blocks = []
     for part, part_rows in zip(parts, own, strict=True):
         block = _table_block(part_rows, sheet, _inside(merges, part), part.first)

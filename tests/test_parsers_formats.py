@@ -264,6 +264,18 @@ def test_tables_side_by_side_and_stacked_on_a_sheet_are_tables_of_their_own(tmp_
     assert all(line in ("지역 | 1분기 | 2분기 | 3분기", "품목 | 수량 | 단가") for line in starts)
 
 
+def test_a_report_sheet_with_header_rows_set_off_by_an_empty_row_holds_one_table_per_period(tmp_path: Path) -> None:
+    """Two periods' tables stacked on a sheet, each header set off from its rows by an empty row
+    (a real half-year report's layout): the second period's rows are not read under the first's header."""
+    period = [["단위: 억원", "", "{}"], ["", "매출", "이익"], [], ["서울", 10, 2], ["부산", 8, 1]]
+    rows = [[cell.format("2026년 상반기") if isinstance(cell, str) else cell for cell in row] for row in period]
+    rows += [[], []] + [[cell.format("2025년 상반기") if isinstance(cell, str) else cell for cell in row] for row in period]
+    doc = parse(make_xlsx(tmp_path / "report.xlsx", {"실적": rows}))
+    assert [(b.locator.row_start, b.locator.row_end) for b in doc.blocks] == [(1, 5), (8, 12)]
+    assert [b.table.rows[0][-1] for b in doc.blocks] == ["2026년 상반기", "2025년 상반기"]
+    assert [b.table.header_rows for b in doc.blocks] == [2, 2]
+
+
 @pytest.mark.parametrize("rows, merges", [
     # An empty column under a header cell is inside the table.
     ([["이름", "비고", "점수"], ["가", "", 1], ["나", "", 2]], ()),
