@@ -55,8 +55,9 @@ _TITLE_NAMES = {"title", "제목", "表題", "标题", "titel", "titre", "títul
 
 _KOREAN_DIGITS = "일이삼사오육칠팔구"
 
-#: Word's built-in TOC entry styles are stored under these names in every UI language.
-_TOC_STYLE = re.compile(r"^toc\s*([1-9])$", re.IGNORECASE)
+#: TOC entry styles: Word stores its built-in ones as "toc N" in every UI language; LibreOffice
+#: writes "Contents N".
+_TOC_STYLE = re.compile(r"^(?:toc|contents|목차)\s*([1-9])$", re.IGNORECASE)
 #: The title over a table of contents typed without Word's marks.
 _TOC_TITLE = re.compile(
     r"^(?:table\s+of\s+contents|contents|목\s*차|차\s*례|目\s*次|目\s*录|inhalt|inhaltsverzeichnis"
@@ -188,6 +189,7 @@ def parse_docx(path: Path) -> Document:
     blocks.extend(Block("furniture", text) for text in headers)
     reader.read(document.element.body, blocks)
     blocks = _contents_as_entries(blocks)
+    reader.fields.clear()  # a field left open by the body (a broken file) does not reach the notes
     blocks.extend(_notes(document, reader))
     blocks.extend(Block("furniture", text) for text in footers)
     core = document.core_properties
@@ -520,7 +522,9 @@ def _is_toc_control(sdt: Any) -> bool:
 def _contents_as_entries(blocks: list[Block]) -> list[Block]:
     """A table of contents typed without Word's marks, as list items: below a paragraph or heading
     that reads as a TOC's title, the run of short lines of which at least three end in a page number,
-    up to its last such line (a heading, a table, a sentence or a long gap ends the run)."""
+    up to its last such line (a heading, a table, a sentence or a long gap ends the run). A page
+    number fused to the title's last word gets a space before it, as the lost tab would have
+    rendered: "PURPOSE1-1" is not a word a search finds "purpose" in."""
     out = list(blocks)
     index = 0
     while index < len(out):
@@ -530,6 +534,7 @@ def _contents_as_entries(blocks: list[Block]) -> list[Block]:
             continue
         last = None
         last_page: tuple[int, ...] = ()
+        fused: dict[int, int] = {}  # entry -> where its page number starts, fused to its title
         entries = gap = 0
         position = index
         while position < len(out) and gap < _ENTRY_GAP:
@@ -538,7 +543,9 @@ def _contents_as_entries(blocks: list[Block]) -> list[Block]:
                 break
             page = _page_after(entry.text, last_page)
             if page is not None:
-                last, last_page, entries, gap = position, page, entries + 1, 0
+                last, last_page, entries, gap = position, page[0], entries + 1, 0
+                if page[1] is not None:
+                    fused[position] = page[1]
             elif len(entry.text) <= _ENTRY_LINE and not _SENTENCE_END.search(entry.text):
                 gap += 1
             else:
@@ -549,28 +556,37 @@ def _contents_as_entries(blocks: list[Block]) -> list[Block]:
         for position in range(index, last + 1):
             entry = out[position]
             if entry.kind != "list_item":
-                out[position] = Block("list_item", entry.text, entry.locator)
+                text = entry.text
+                if position in fused:
+                    text = f"{text[:fused[position]]} {text[fused[position]:]}"
+                out[position] = Block("list_item", text, entry.locator)
         index = last + 1
     return out
 
 
-def _page_after(line: str, last: tuple[int, ...]) -> tuple[int, ...] | None:
+def _page_after(line: str, last: tuple[int, ...]) -> tuple[tuple[int, ...], int | None] | None:
     """The page number ``line`` ends in, if it is one that can follow page ``last`` (pages of a TOC
-    do not go back): the smallest reading that does, since a fused number may have taken figures of
-    the title ("ELIGIBILITY FOR CHAPTER 133-4" is page 3-4). A lower-case roman page (front matter)
-    keeps the order where it is. ``None``: no page number ("CHAPTER 1" after page 7-4 is not one)."""
+    do not go back), and where a separator goes when the number is fused to the title's last word
+    ("PURPOSE1-1": the tab before it was lost). After a space the number may have taken figures of
+    the title ("ELIGIBILITY FOR CHAPTER 133-4" is page 3-4): the smallest reading that follows
+    ``last`` is taken. A lower-case roman page (front matter) keeps the order where it is.
+    ``None``: no page number ("CHAPTER 1" after page 7-4 is not one)."""
     match = _ENTRY_PAGE.search(line)
     if match is None:
         return None
     if match.group(1) is None:
-        return last
+        return last, None
     figures, after = match.group(1), match.group(2)
+    begin = match.start(1)
+    if begin and not line[begin - 1].isspace() and not line[begin - 1].isdigit():
+        page = (int(figures), int(after)) if after else (int(figures),)
+        return (page, begin) if page >= last else None
     for start in range(len(figures) - 1, -1, -1):
         if start and figures[start] == "0":
             continue  # "10" is not page "0"
         page = (int(figures[start:]), int(after)) if after else (int(figures[start:]),)
         if page >= last:
-            return page
+            return page, None
     return None
 
 

@@ -352,8 +352,9 @@ def test_docx_footnotes_and_macro_enabled_type(tmp_path: Path) -> None:
 
 def _word_toc(path: Path, mark: str) -> Path:
     """A Word document whose table of contents is marked one of Word's ways (``style``: entries
-    styled ``toc N``; ``field``: the result of a ``TOC`` field spanning paragraphs; ``control``: a
-    "Table of Contents" content control), followed by the sections it lists."""
+    styled ``toc N``, or ``Contents N`` as LibreOffice writes them; ``field``: the result of a
+    ``TOC`` field spanning paragraphs; ``control``: a "Table of Contents" content control),
+    followed by the sections it lists."""
     import docx
     from docx.enum.style import WD_STYLE_TYPE
     from docx.oxml import parse_xml
@@ -362,13 +363,14 @@ def _word_toc(path: Path, mark: str) -> Path:
     document = docx.Document()
     entries = [(1, "1. 개요\t3"), (2, "가. 추진 배경\t3"), (2, "나. 목적\t4"), (1, "2. 세부 계획\t5"),
                (1, "Ⅲ. Budget\t7")]
-    if mark == "style":
+    style = {"style": "toc {}", "libreoffice": "Contents {}"}.get(mark)
+    if style:
         for level in (1, 2):
-            document.styles.add_style(f"toc {level}", WD_STYLE_TYPE.PARAGRAPH)
+            document.styles.add_style(style.format(level), WD_STYLE_TYPE.PARAGRAPH)
     document.add_paragraph("목차")
     paragraphs = []
     for level, text in entries:
-        paragraphs.append(document.add_paragraph(text, style=f"toc {level}" if mark == "style" else None))
+        paragraphs.append(document.add_paragraph(text, style=style.format(level) if style else None))
     if mark == "field":
         begin = parse_xml(f'<w:r {nsdecls("w")}><w:fldChar w:fldCharType="begin"/></w:r>')
         instr = parse_xml(f'<w:r {nsdecls("w")}><w:instrText xml:space="preserve"> TOC \\o "1-3" \\h </w:instrText></w:r>')
@@ -392,7 +394,7 @@ def _word_toc(path: Path, mark: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("mark", ["style", "field", "control"])
+@pytest.mark.parametrize("mark", ["style", "libreoffice", "field", "control"])
 def test_a_word_table_of_contents_is_a_list_and_never_heads_a_section(tmp_path: Path, mark: str) -> None:
     """Word marks its TOC by style, field or content control: its entries are list items (level
     from the style) kept in the text with their page numbers, and no heading path holds one."""
@@ -401,7 +403,7 @@ def test_a_word_table_of_contents_is_a_list_and_never_heads_a_section(tmp_path: 
     doc = parse(_word_toc(tmp_path / f"toc-{mark}.docx", mark))
     entries = [b for b in doc.blocks if b.kind == "list_item"]
     assert [b.text for b in entries] == ["1. 개요 3", "가. 추진 배경 3", "나. 목적 4", "2. 세부 계획 5", "Ⅲ. Budget 7"]
-    if mark == "style":
+    if mark in ("style", "libreoffice"):
         assert [b.level for b in entries] == [0, 1, 1, 0, 0]
     assert [h.text for h in find_headings(doc)] == ["1. 개요", "가. 추진 배경", "2. 세부 계획"]
     assert [b.kind for b in doc.blocks][-5:] == ["heading", "heading", "paragraph", "heading", "paragraph"]
@@ -410,7 +412,8 @@ def test_a_word_table_of_contents_is_a_list_and_never_heads_a_section(tmp_path: 
 def test_a_typed_table_of_contents_with_fused_page_numbers_is_a_list(tmp_path: Path) -> None:
     """A TOC without Word's marks (a Google Docs export: entries are plain paragraphs, the tab before
     the page number lost, "I. DEBTOR EDUCATION5-9") is found by its title and its run of page numbers;
-    it ends at its last entry, before the chapter divider page that follows it."""
+    it ends at its last entry, before the chapter divider page that follows it. A page number fused
+    to a word is set apart from it; one after a space is left as it is ("CHAPTER 133-4")."""
     from classifiers.headings import find_headings
 
     toc = ["CHAPTER 1 - INTRODUCTION", "A. PURPOSE1-1", "B. 역할과 책임1-2", "CHAPTER 3 – ADMINISTRATION",
@@ -421,9 +424,20 @@ def test_a_typed_table_of_contents_with_fused_page_numbers_is_a_list(tmp_path: P
             ("h2", "I. DEBTOR EDUCATION"), "교육에 관한 본문입니다."]
     doc = parse(make_docx(tmp_path / "handbook.docx", ["Handbook", "Table of Contents", *toc, *body]))
     kinds = {b.text: b.kind for b in doc.blocks}
-    assert [b.text for b in doc.blocks if b.kind == "list_item"] == toc
+    assert [b.text for b in doc.blocks if b.kind == "list_item"] == [
+        "CHAPTER 1 - INTRODUCTION", "A. PURPOSE 1-1", "B. 역할과 책임 1-2", "CHAPTER 3 – ADMINISTRATION",
+        "4. ELIGIBILITY FOR CHAPTER 133-4", "5. VERIFICATION OF DEBTOR IDENTITY AND SOCIAL SECURITY",
+        "NUMBER 3-9", "I. DEBTOR EDUCATION 5-9", "2. REMEDIAL AND ENFORCEMENT ACTIONS 7-4"]
     assert kinds["Table of Contents"] == "paragraph" and kinds["CHAPTER 1"] == "paragraph"
     assert [h.text for h in find_headings(doc)] == ["CHAPTER 1 – INTRODUCTION", "A. PURPOSE", "I. DEBTOR EDUCATION"]
+    # A regulation's TOC: its chapters and articles, read as list items, still match the regulation's
+    # own headers; set apart from their page numbers, they read as the TOC they are.
+    toc = ["제1장 총칙1", "제1조(목적)1", "제2장 조직3", "제5조(구성)3", "제3장 운영5"]
+    body = [("h1", "제1장 총칙"), "제1조(목적) 이 규정은 목적을 정한다.", "제2조(정의) 정의는 다음과 같다.",
+            ("h1", "제2장 조직"), "제5조(구성) 위원회를 둔다.", ("h1", "제3장 운영"), "제7조(운영) 운영한다."]
+    doc = parse(make_docx(tmp_path / "규정.docx", ["규정", "목차", *toc, *body]))
+    assert [h.text for h in find_headings(doc)] == ["제1장 총칙", "제1조(목적)", "제2조(정의)", "제2장 조직",
+                                                    "제5조(구성)", "제3장 운영", "제7조(운영)"]
     # Without a title, or with too few page numbers, the lines are left as they are.
     doc = parse(make_docx(tmp_path / "plain.docx", ["목차", "A. PURPOSE1-1", "본문입니다.", *toc[:2]]))
     assert {b.kind for b in doc.blocks} == {"paragraph"}
