@@ -16,7 +16,7 @@ from parsers.detect import SNIFF_BYTES, sniff_encoding
 from parsers.errors import CorruptFile, EmptyFile
 from parsers.model import Document, Properties
 from parsers.tables import SheetRows, normalize_cell
-from parsers.xlsx import MAX_CELLS, MAX_ROWS, sheet_block
+from parsers.xlsx import MAX_CELLS, MAX_ROWS, sheet_blocks
 
 #: Longest field read: any (csv's own default, 128 KiB, raises on longer ones; the file's size is
 #: bounded by the pipeline's per-file limit, and a long cell is cut into pieces like any long text).
@@ -60,7 +60,7 @@ def parse_csv(path: Path) -> Document:
             raise CorruptFile(f"malformed CSV: {exc}") from exc
     if nuls[0]:
         warnings.append(f"{nuls[0]:,} NUL bytes were removed")
-    block = sheet_block(rows, path.stem)
-    if block is None:
+    blocks = sheet_blocks(rows, path.stem)
+    if not blocks:
         raise EmptyFile("the CSV file has no non-empty cells")
-    return Document(str(path), "csv", (block,), Properties(sheets=(path.stem,)), tuple(warnings))
+    return Document(str(path), "csv", tuple(blocks), Properties(sheets=(path.stem,)), tuple(warnings))

@@ -15,6 +15,14 @@ content controls (``w:sdt``), tracked insertions (``w:ins``), simple fields, and
 - Tables: the grid is rebuilt from ``gridSpan``/``vMerge``/``gridBefore`` so merged and ragged rows
   keep their columns; rows marked "repeat as header row" (``w:tblHeader``) are the header rows,
   otherwise they are detected. A table nested in a cell is read into that cell's text.
+- Tables of contents are list items, never headings: a TOC's entries repeat every heading of the
+  document with a page number, and read as headings they would open sections of their own and stay
+  on as stale ancestors of the body after them. Word marks its TOC three ways — entries styled
+  ``TOC 1``…``TOC 9`` (the level), a content control of the "Table of Contents" gallery, and the
+  field ``TOC`` whose result paragraphs are the entries — and any one of them is enough. A TOC typed
+  by hand or exported without those marks (Google Docs) is found by its title ("Table of Contents",
+  "목차", "차례"…) and the run of lines ending in page numbers below it. Entries stay in the text,
+  in order, each with its page number: "which page is chapter 5 on" is a question a TOC answers.
 - Text boxes follow the paragraph that anchors them; footnotes and endnotes follow the body
   (``Footnote 1: …``); page headers and footers (deduplicated across sections) are kept as
   ``furniture`` blocks, headers first, footers last. Comments are not read.
@@ -46,6 +54,28 @@ _HEADING_NAMES = re.compile(
 _TITLE_NAMES = {"title", "제목", "表題", "标题", "titel", "titre", "título", "titolo", "заголовок"}
 
 _KOREAN_DIGITS = "일이삼사오육칠팔구"
+
+#: TOC entry styles: Word stores its built-in ones as "toc N" in every UI language; LibreOffice
+#: writes "Contents N".
+_TOC_STYLE = re.compile(r"^(?:toc|contents|목차)\s*([1-9])$", re.IGNORECASE)
+#: The title over a table of contents typed without Word's marks.
+_TOC_TITLE = re.compile(
+    r"^(?:table\s+of\s+contents|contents|목\s*차|차\s*례|目\s*次|目\s*录|inhalt|inhaltsverzeichnis"
+    r"|table\s+des\s+matières|sommaire|índice|indice|sommario|содержание|оглавление)\s*:?$",
+    re.IGNORECASE,
+)
+#: A TOC entry's page number at the end of its line: "3", "3-12" (chapter-page), "xi". It is often
+#: fused to the title ("PURPOSE1-1") when the tab before it was lost in an export, and then where
+#: the title's figures end and the page's begin is read from the order of the pages (see _page_after).
+_ENTRY_PAGE = re.compile(r"(\d{1,4})(?:[-–](\d{1,4}))?$|(?<=\s)[ivxlc]{1,7}$")
+#: A line of a TOC without a page number (a chapter title, the first half of a wrapped entry) is
+#: short and is not a sentence.
+_ENTRY_LINE = 120
+_SENTENCE_END = re.compile(r"[.!?。:;]$")
+#: Lines without a page number in a row after which a hand-made TOC is over.
+_ENTRY_GAP = 4
+#: Entries with a page number a hand-made TOC needs before it is taken for one.
+_MIN_ENTRIES = 3
 
 
 def _q(tag: str) -> str:
@@ -158,6 +188,8 @@ def parse_docx(path: Path) -> Document:
     headers, footers = _page_furniture(document)
     blocks.extend(Block("furniture", text) for text in headers)
     reader.read(document.element.body, blocks)
+    blocks = _contents_as_entries(blocks)
+    reader.fields.clear()  # a field left open by the body (a broken file) does not reach the notes
     blocks.extend(_notes(document, reader))
     blocks.extend(Block("furniture", text) for text in footers)
     core = document.core_properties
@@ -338,6 +370,8 @@ class _BodyReader:
     def __init__(self, styles: dict[str, _Style], numbering: _Numbering) -> None:
         self.styles = styles
         self.numbering = numbering
+        self.fields: list[str] = []  # the fields open at this point of the body, outermost first
+        self.toc_controls = 0  # how many "Table of Contents" content controls enclose this point
 
     def read(self, container: Any, blocks: list[Block]) -> None:
         for child in container:
@@ -351,7 +385,10 @@ class _BodyReader:
             elif tag == _q("w:sdt"):
                 content = child.find(_q("w:sdtContent"))
                 if content is not None:
+                    toc = _is_toc_control(child)
+                    self.toc_controls += toc
                     self.read(content, blocks)
+                    self.toc_controls -= toc
             elif tag in (_q("w:customXml"), _q("w:ins"), _q("w:smartTag")):
                 self.read(child, blocks)
 
@@ -368,14 +405,36 @@ class _BodyReader:
         if ilvl is None:
             ilvl = next((s.ilvl for s in chain if s.ilvl is not None), 0)
         label = self.numbering.label(num_id, ilvl) if num_id and num_id != "0" and text else None
+        in_toc = self._in_toc_field(p) or self.toc_controls > 0
         if text:
             shown = f"{label} {text}" if label else text
-            blocks.append(self._block(shown, ppr, chain, numbered=num_id not in (None, "0"), ilvl=ilvl))
+            toc_level = next((int(m.group(1)) for s in chain if (m := _TOC_STYLE.match(s.name.strip()))), None)
+            if toc_level is not None or in_toc:
+                blocks.append(Block("list_item", shown, level=(toc_level or 1) - 1))
+            else:
+                blocks.append(self._block(shown, ppr, chain, numbered=num_id not in (None, "0"), ilvl=ilvl))
         for box in p.iter(_q("w:txbxContent")):
             if not any(a.tag == _q("mc:Fallback") for a in box.iterancestors()):
                 nearest = next((a for a in box.iterancestors() if a.tag == _q("w:p")), None)
                 if nearest is p:
                     self.read(box, blocks)
+
+    def _in_toc_field(self, p: Any) -> bool:
+        """Whether the paragraph is part of a ``TOC`` field's result; follows the fields that open
+        and close in it (a field's result runs on over paragraphs until its end mark)."""
+        inside = "TOC" in self.fields
+        for node in p.iter(_q("w:fldChar"), _q("w:instrText"), _q("w:fldSimple")):
+            if node.tag == _q("w:fldSimple"):
+                inside = inside or _field_name(_attr(node, "instr") or "") == "TOC"
+            elif node.tag == _q("w:instrText"):
+                if self.fields and not self.fields[-1]:
+                    self.fields[-1] = _field_name(node.text or "")
+            elif _attr(node, "fldCharType") == "begin":
+                self.fields.append("")
+            elif _attr(node, "fldCharType") == "end" and self.fields:
+                self.fields.pop()
+            inside = inside or "TOC" in self.fields
+        return inside
 
     def _chain(self, style_id: str | None) -> list[_Style]:
         chain: list[_Style] = []
@@ -447,6 +506,88 @@ class _BodyReader:
         nested: list[Block] = []
         self.read(tc, nested)
         return normalize_cell(" ".join(b.text.replace("\n", " ") for b in nested))
+
+
+def _field_name(instruction: str) -> str:
+    words = instruction.split()
+    return words[0].upper() if words else ""
+
+
+def _is_toc_control(sdt: Any) -> bool:
+    """A content control of the "Table of Contents" building-block gallery (Word's TOC wrapper)."""
+    gallery = sdt.find(f"{_q('w:sdtPr')}/{_q('w:docPartObj')}/{_q('w:docPartGallery')}")
+    return (_attr(gallery, "val") or "").strip().lower() == "table of contents"
+
+
+def _contents_as_entries(blocks: list[Block]) -> list[Block]:
+    """A table of contents typed without Word's marks, as list items: below a paragraph or heading
+    that reads as a TOC's title, the run of short lines of which at least three end in a page number,
+    up to its last such line (a heading, a table, a sentence or a long gap ends the run). A page
+    number fused to the title's last word gets a space before it, as the lost tab would have
+    rendered: "PURPOSE1-1" is not a word a search finds "purpose" in."""
+    out = list(blocks)
+    index = 0
+    while index < len(out):
+        block = out[index]
+        index += 1
+        if block.kind not in ("paragraph", "heading") or not _TOC_TITLE.match(block.text):
+            continue
+        last = None
+        last_page: tuple[int, ...] = ()
+        fused: dict[int, int] = {}  # entry -> where its page number starts, fused to its title
+        entries = gap = 0
+        position = index
+        while position < len(out) and gap < _ENTRY_GAP:
+            entry = out[position]
+            if entry.kind not in ("paragraph", "list_item") or "\n" in entry.text:
+                break
+            page = _page_after(entry.text, last_page)
+            if page is not None:
+                last, last_page, entries, gap = position, page[0], entries + 1, 0
+                if page[1] is not None:
+                    fused[position] = page[1]
+            elif len(entry.text) <= _ENTRY_LINE and not _SENTENCE_END.search(entry.text):
+                gap += 1
+            else:
+                break
+            position += 1
+        if last is None or entries < _MIN_ENTRIES:
+            continue
+        for position in range(index, last + 1):
+            entry = out[position]
+            if entry.kind != "list_item":
+                text = entry.text
+                if position in fused:
+                    text = f"{text[:fused[position]]} {text[fused[position]:]}"
+                out[position] = Block("list_item", text, entry.locator)
+        index = last + 1
+    return out
+
+
+def _page_after(line: str, last: tuple[int, ...]) -> tuple[tuple[int, ...], int | None] | None:
+    """The page number ``line`` ends in, if it is one that can follow page ``last`` (pages of a TOC
+    do not go back), and where a separator goes when the number is fused to the title's last word
+    ("PURPOSE1-1": the tab before it was lost). After a space the number may have taken figures of
+    the title ("ELIGIBILITY FOR CHAPTER 133-4" is page 3-4): the smallest reading that follows
+    ``last`` is taken. A lower-case roman page (front matter) keeps the order where it is.
+    ``None``: no page number ("CHAPTER 1" after page 7-4 is not one)."""
+    match = _ENTRY_PAGE.search(line)
+    if match is None:
+        return None
+    if match.group(1) is None:
+        return last, None
+    figures, after = match.group(1), match.group(2)
+    begin = match.start(1)
+    if begin and not line[begin - 1].isspace() and not line[begin - 1].isdigit():
+        page = (int(figures), int(after)) if after else (int(figures),)
+        return (page, begin) if page >= last else None
+    for start in range(len(figures) - 1, -1, -1):
+        if start and figures[start] == "0":
+            continue  # "10" is not page "0"
+        page = (int(figures[start:]), int(after)) if after else (int(figures[start:]),)
+        if page >= last:
+            return page, None
+    return None
 
 
 def _cells(tr: Any) -> list[Any]:

@@ -139,6 +139,9 @@ class Locator:
     row_start: int | None = None  # 1-based spreadsheet row of the block's first row
     row_end: int | None = None
     slide: int | None = None  # 1-based PPTX slide
+    # 1-based spreadsheet columns of a sheet's table (one of several tables on a sheet sits in its own)
+    column_start: int | None = None
+    column_end: int | None = None
 
 
 #: The locator of a block whose format has none (one shared instance, not one per block).

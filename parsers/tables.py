@@ -20,13 +20,17 @@ Merged ranges are filled so that every row can be read on its own in a chunk:
   along a row;
 - a long merged value (a note, a title: over :data:`MAX_REPEATED_LABEL` characters) is never
   repeated.
+
+A sheet often holds several tables, set apart by fully empty columns or rows; :func:`sheet_parts`
+finds them, so that each is a table of its own with its own header rows (two tables read as one
+grid put the second one's header in the middle of the first one's rows).
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from parsers.model import PACKED_SEPARATOR, PackedRows, Table
@@ -133,6 +137,162 @@ class SheetRows:
         self.numbers.append(number)
         self.packed.append(PACKED_SEPARATOR.join(cells[:end]))
         self.cells += len(cells)
+
+
+@dataclass(frozen=True)
+class SheetPart:
+    """One table of a sheet: the rows ``start``..``stop - 1`` (indexes into the sheet's rows) that have
+    text in the columns ``first``..``end - 1`` (0-based sheet columns)."""
+
+    start: int
+    stop: int
+    first: int
+    end: int
+
+
+def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = ()) -> list[SheetPart]:
+    """The tables of a sheet, top to bottom and left to right.
+
+    Tables sit apart where a band of fully empty rows, or a fully empty column, separates blocks of
+    cells that each head a table (:func:`_heads_a_table`: label rows over a row with figures, or
+    over an empty row and then figures: a report's sheet sets its header apart that way). A
+    block beside another whose first row is level with the other's header rows is part of the same
+    table (a column set off by an empty one, "Topic | Period | | Page"), and so is a block joined to
+    another by a merged range across the gap; blocks that cannot be told apart from data (text only)
+    stay one table. ``merges`` are 1-based (row, col, last row, last col). One pass over the rows
+    (each row's cells are split only while some column of its band is still unseen); no copy.
+    """
+    if not rows:
+        return []
+    groups: list[tuple[int, int]] = []
+    start = 0
+    headed = False  # whether the current group holds a band that heads a table
+    bands = list(_bands(rows.numbers))
+    for number, (band_start, band_stop) in enumerate(bands):
+        top = _top_rows(rows, band_start, band_stop, 0, rows.end_column)
+        if len(top) == band_stop - band_start <= MAX_HEADER_ROWS and _label_rows(top) == len(top) \
+                and number + 1 < len(bands):
+            # Header rows set off from their data by an empty row: they head the band below.
+            top += _top_rows(rows, *bands[number + 1], 0, rows.end_column)[:1]
+        heads = _heads_a_table(top)
+        if heads and headed and not _bridged(rows.numbers[band_start - 1], rows.numbers[band_start], merges):
+            groups.append((start, band_start))
+            start, headed = band_start, False
+        headed = headed or heads
+    groups.append((start, len(rows)))
+    parts: list[SheetPart] = []
+    for group_start, group_stop in groups:
+        runs = _column_runs(rows, group_start, group_stop, merges)
+        parts.extend(_side_by_side(rows, group_start, group_stop, runs))
+    return parts
+
+
+def _bands(numbers: Sequence[int]) -> Iterator[tuple[int, int]]:
+    """Runs of rows with no empty row between them, as index ranges."""
+    start = 0
+    for index in range(1, len(numbers)):
+        if numbers[index] != numbers[index - 1] + 1:
+            yield start, index
+            start = index
+    yield start, len(numbers)
+
+
+def _bridged(above: int, below: int, merges: Sequence[tuple[int, int, int, int]]) -> bool:
+    """Whether a merged range reaches from row ``above`` to row ``below`` (1-based) across empty rows."""
+    return any(row <= above and last_row >= below for row, _, last_row, _ in merges)
+
+
+def _column_runs(rows: SheetRows, start: int, stop: int,
+                 merges: Sequence[tuple[int, int, int, int]]) -> list[tuple[int, int]]:
+    """The runs of columns with text in rows ``start..stop - 1``, split at fully empty columns that
+    no merged range of those rows covers; 0-based [first, end) pairs."""
+    first, end = rows.first_column, rows.end_column
+    unseen = set(range(first, end))
+    for index in range(start, stop):
+        if not unseen:
+            break
+        packed = rows.packed[index]
+        cells = packed.split(PACKED_SEPARATOR)
+        if len(cells) == end and PACKED_SEPARATOR * 2 not in packed and not packed.startswith(PACKED_SEPARATOR):
+            unseen.clear()  # a row with every column filled: no column is empty across the group
+            break
+        unseen.difference_update([c for c in unseen if c < len(cells) and cells[c]])
+    if unseen:
+        low, high = rows.numbers[start], rows.numbers[stop - 1]
+        for row, col, last_row, last_col in merges:
+            if row <= high and last_row >= low and last_col > col:
+                unseen.difference_update(range(col - 1, last_col))
+    # Columns empty in this group but filled in another group (or left of any text) are not the
+    # group's own: its runs are cut at them and trimmed of them alike.
+    runs: list[tuple[int, int]] = []
+    run_start = None
+    for column in range(first, end + 1):
+        empty = column == end or column in unseen
+        if not empty and run_start is None:
+            run_start = column
+        elif empty and run_start is not None:
+            runs.append((run_start, column))
+            run_start = None
+    return runs or [(first, end)]
+
+
+def _top_rows(rows: SheetRows, start: int, stop: int, first: int, end: int) -> list[list[str]]:
+    """The first rows (up to one more than :data:`MAX_HEADER_ROWS`) of ``start..stop - 1`` that have
+    text in columns ``first..end - 1``, as those columns' cells."""
+    top: list[list[str]] = []
+    for index in range(start, stop):
+        cells = rows.packed[index].split(PACKED_SEPARATOR)[first:end]
+        if any(cells):
+            top.append(cells)
+            if len(top) > MAX_HEADER_ROWS:
+                break
+    return top
+
+
+def _label_rows(top: Sequence[Sequence[str]]) -> int:
+    labels = 0
+    for cells in top[:MAX_HEADER_ROWS]:
+        filled = [cell for cell in cells if cell]
+        if not filled or any(is_value(cell) for cell in filled):
+            break
+        labels += 1
+    return labels
+
+
+def _heads_a_table(top: Sequence[Sequence[str]]) -> bool:
+    """Whether these first rows open a table of their own: label rows over a row with figures, the
+    last label row as full as that row (one cell short at most, from three cells on: the corner over
+    the row labels is often empty). A lone label over data ("광역시" over "대구 | 3") is a group
+    inside a table, and text-only rows cannot show where a header is."""
+    labels = _label_rows(top)
+    if labels == 0 or labels >= len(top):
+        return False
+    header = sum(1 for cell in top[labels - 1] if cell)
+    data = [cell for cell in top[labels] if cell]
+    return any(is_value(cell) for cell in data) and header >= len(data) - (len(data) >= 3)
+
+
+def _side_by_side(rows: SheetRows, start: int, stop: int, runs: list[tuple[int, int]]) -> list[SheetPart]:
+    """The tables of a group of rows whose columns fall in ``runs``: runs side by side are one table
+    unless both head a table and one starts below the other's header rows."""
+    if len(runs) == 1:
+        return [SheetPart(start, stop, *runs[0])]
+    facts = []
+    for first, end in runs:
+        top_index = next(i for i in range(start, stop) if any(rows.packed[i].split(PACKED_SEPARATOR)[first:end]))
+        top = _top_rows(rows, top_index, stop, first, end)
+        header_end = rows.numbers[top_index] + max(_label_rows(top), 1) - 1
+        facts.append((rows.numbers[top_index], header_end, _heads_a_table(top)))
+    parts = [SheetPart(start, stop, *runs[0])]
+    for (first, end), (top, header_end, heads), (left_top, left_header_end, left_heads) in zip(
+            runs[1:], facts[1:], facts[:-1], strict=True):
+        upper_end = left_header_end if left_top <= top else header_end
+        apart = heads and left_heads and max(top, left_top) > upper_end
+        if apart:
+            parts.append(SheetPart(start, stop, first, end))
+        else:
+            parts[-1] = SheetPart(start, stop, parts[-1].first, end)
+    return parts
 
 
 def sheet_table(rows: SheetRows, spans: Iterable[Span] = ()) -> Table:

@@ -1,7 +1,9 @@
 """XLSX/XLSM with openpyxl and lxml: streamed, cached formula values only, macros never run.
 
-Each worksheet becomes one table block whose rows keep their spreadsheet row numbers, with header
-rows detected from labels and from the sheet's merged ranges (see :mod:`parsers.tables`).
+Each table of a worksheet becomes one table block whose rows keep their spreadsheet row numbers and
+whose locator names its rows and columns, with header rows detected from labels and from the
+sheet's merged ranges (see :mod:`parsers.tables`). A sheet is one table unless empty columns or rows
+set several tables apart (:func:`parsers.tables.sheet_parts`).
 
 How a sheet is read: openpyxl opens the workbook read-only (``data_only=True``: cached values; no
 VBA, no external links) and provides the sheet list and states, the shared strings and which styles
@@ -25,7 +27,7 @@ import bisect
 import datetime as dt
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,8 +35,8 @@ from typing import Any
 
 from parsers.containers import check_ooxml
 from parsers.errors import CorruptFile, EmptyFile
-from parsers.model import Block, Document, Locator, Properties
-from parsers.tables import SheetRows, Span, normalize_cell, sheet_table
+from parsers.model import PACKED_SEPARATOR, Block, Document, Locator, Properties
+from parsers.tables import SheetPart, SheetRows, Span, normalize_cell, sheet_parts, sheet_table
 
 #: Rows read per sheet; the rest is reported as not read.
 MAX_ROWS = 200_000
@@ -117,9 +119,7 @@ def _read_workbook(path: Path, workbook: Any) -> Document:
         data = _read_sheet(workbook, sheet, budget)
         budget -= data.rows.cells
         warnings.extend(_sheet_warnings(sheet.title, data))
-        block = sheet_block(data.rows, sheet.title, [_span(ref) for ref in data.merges])
-        if block is not None:
-            blocks.append(block)
+        blocks.extend(sheet_blocks(data.rows, sheet.title, [_span(ref) for ref in data.merges]))
     for name in getattr(workbook, "chartsheets", ()):
         warnings.append(f"chart sheet {getattr(name, 'title', name)!r} has no cells; not indexed")
     if not blocks:
@@ -310,11 +310,50 @@ def _span(ref: str) -> tuple[int, int, int, int]:
     return min_row, min_col, max_row, max_col
 
 
-def sheet_block(rows: SheetRows, sheet: str, merges: list[tuple[int, int, int, int]] = ()) -> Block | None:
-    """One table block from a sheet's rows; merges are 1-based (row, col, last row, last col)."""
+def sheet_blocks(rows: SheetRows, sheet: str, merges: Sequence[tuple[int, int, int, int]] = ()) -> list[Block]:
+    """The table blocks of a sheet's rows, one per table on the sheet (see
+    :func:`parsers.tables.sheet_parts`); merges are 1-based (row, col, last row, last col). The rows
+    are handed over: a sheet of one table keeps them as they are, several tables take their cells
+    row by row, each row dropped once read, so the sheet is never held twice."""
+    parts = sheet_parts(rows, merges)
+    if len(parts) <= 1:
+        block = _table_block(rows, sheet, merges, 0)
+        return [block] if block is not None else []
+    own: list[SheetRows] = [SheetRows() for _ in parts]
+    position = 0
+    while position < len(parts):  # parts side by side share their rows: each row is read once
+        start, stop = parts[position].start, parts[position].stop
+        beside = position
+        while beside < len(parts) and (parts[beside].start, parts[beside].stop) == (start, stop):
+            beside += 1
+        for index in range(start, stop):
+            cells = rows.packed[index].split(PACKED_SEPARATOR)
+            rows.packed[index] = ""
+            for part, part_rows in zip(parts[position:beside], own[position:beside], strict=True):
+                piece = cells[part.first:part.end]
+                if any(piece):
+                    part_rows.add(rows.numbers[index], piece)
+        position = beside
+    blocks = []
+    for part, part_rows in zip(parts, own, strict=True):
+        block = _table_block(part_rows, sheet, _inside(merges, part), part.first)
+        if block is not None:
+            blocks.append(block)
+    return blocks
+
+
+def _inside(merges: Sequence[tuple[int, int, int, int]], part: SheetPart) -> list[tuple[int, int, int, int]]:
+    """The merged ranges whose first cell lies in the columns of ``part``."""
+    return [m for m in merges if part.first < m[1] <= part.end]
+
+
+def _table_block(rows: SheetRows, sheet: str, merges: Sequence[tuple[int, int, int, int]],
+                 offset: int) -> Block | None:
+    """One table block from rows whose first cell is in sheet column ``offset`` (0-based)."""
     if not rows:
         return None
-    first_column = rows.first_column
+    first_column = offset + rows.first_column
+    columns = (first_column + 1, offset + rows.end_column)
     numbers = tuple(rows.numbers)
     spans = []
     for row, col, last_row, last_col in merges:
@@ -323,7 +362,8 @@ def sheet_block(rows: SheetRows, sheet: str, merges: list[tuple[int, int, int, i
             end = bisect.bisect_right(numbers, last_row) - 1
             spans.append(Span(start, col - 1 - first_column, end, last_col - 1 - first_column))
     table = sheet_table(rows, spans)
-    locator = Locator(sheet=sheet, row_start=numbers[0], row_end=numbers[-1])
+    locator = Locator(sheet=sheet, row_start=numbers[0], row_end=numbers[-1], column_start=columns[0],
+                      column_end=columns[1])
     return Block("table", table.render(), locator, table=table, row_numbers=numbers)
 
 

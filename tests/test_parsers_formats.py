@@ -232,6 +232,77 @@ def test_cached_formula_values_are_read(tmp_path: Path) -> None:
     assert doc.blocks[0].row_numbers == (1, 3)
 
 
+def _side_by_side_and_stacked() -> list[list[object]]:
+    """A sheet like a reviewer's: a 지역 table in A1:D9, a second table beside it in G5:I9 (its header
+    level with the first one's data), and a third below both in C14:E18 after empty rows."""
+    rows: list[list[object]] = [["지역", "1분기", "2분기", "3분기"]]
+    rows += [[f"지역 {r}", r, 2 * r, 3 * r] for r in range(1, 9)]
+    for r, values in enumerate([["품목", "수량", "단가"]] + [[f"품목 {k}", k, 100 * k] for k in range(1, 5)], start=4):
+        rows[r] += ["", "", *values]
+    rows += [[], [], [], []]
+    rows += [["", "", "col-1", "col-2", "col-3"]] + [["", "", k, 2 * k, 3 * k] for k in range(1, 5)]
+    return rows
+
+
+def test_tables_side_by_side_and_stacked_on_a_sheet_are_tables_of_their_own(tmp_path: Path) -> None:
+    doc = parse(make_xlsx(tmp_path / "tables.xlsx", {"시트": _side_by_side_and_stacked()}))
+    located = [(b.locator.row_start, b.locator.row_end, b.locator.column_start, b.locator.column_end)
+               for b in doc.blocks]
+    assert located == [(1, 9, 1, 4), (5, 9, 7, 9), (14, 18, 3, 5)]
+    first, beside, below = (b.table for b in doc.blocks)
+    assert first.rows[0] == ("지역", "1분기", "2분기", "3분기") and first.rows[5] == ("지역 5", "5", "10", "15")
+    assert beside.rows[0] == ("품목", "수량", "단가") and beside.rows[-1] == ("품목 4", "4", "400")
+    assert below.rows[0] == ("col-1", "col-2", "col-3") and len(below.rows) == 5
+    assert [t.header_rows for t in (first, beside, below)] == [1, 1, 1]
+    assert doc.blocks[1].row_numbers == (5, 6, 7, 8, 9) and doc.blocks[2].row_numbers == (14, 15, 16, 17, 18)
+    # Cut small, every chunk of the second table starts with its own header, never the first's.
+    tall = _side_by_side_and_stacked()[:9] + [[f"지역 {r}", r, r, r, "", "", f"품목 {r}", r, r] for r in range(9, 60)]
+    doc = parse(make_xlsx(tmp_path / "tall.xlsx", {"시트": tall}))
+    _, chunks = cut_document(doc, CutConfig(Budget(min_tokens=2, max_tokens=80, merge_ceiling=82, pack=60)), "tall.xlsx")
+    starts = [chunk.text.split("\n")[0] for chunk in chunks]
+    assert "지역 | 1분기 | 2분기 | 3분기" in starts and "품목 | 수량 | 단가" in starts
+    assert all(line in ("지역 | 1분기 | 2분기 | 3분기", "품목 | 수량 | 단가") for line in starts)
+
+
+def test_a_report_sheet_with_header_rows_set_off_by_an_empty_row_holds_one_table_per_period(tmp_path: Path) -> None:
+    """Two periods' tables stacked on a sheet, each header set off from its rows by an empty row
+    (a real half-year report's layout): the second period's rows are not read under the first's header."""
+    period = [["단위: 억원", "", "{}"], ["", "매출", "이익"], [], ["서울", 10, 2], ["부산", 8, 1]]
+    rows = [[cell.format("2026년 상반기") if isinstance(cell, str) else cell for cell in row] for row in period]
+    rows += [[], []] + [[cell.format("2025년 상반기") if isinstance(cell, str) else cell for cell in row] for row in period]
+    doc = parse(make_xlsx(tmp_path / "report.xlsx", {"실적": rows}))
+    assert [(b.locator.row_start, b.locator.row_end) for b in doc.blocks] == [(1, 5), (8, 12)]
+    assert [b.table.rows[0][-1] for b in doc.blocks] == ["2026년 상반기", "2025년 상반기"]
+    assert [b.table.header_rows for b in doc.blocks] == [2, 2]
+
+
+@pytest.mark.parametrize("rows, merges", [
+    # An empty column under a header cell is inside the table.
+    ([["이름", "비고", "점수"], ["가", "", 1], ["나", "", 2]], ()),
+    # A column set off by an empty one, level with the header ("Topic | Period | | Page").
+    ([["Financial performance"], ["Topic", "Period", "", "Page"], ["Revenue", "FY 22", "", 1],
+      ["Cash flow", "FY 23", "", 2]], ()),
+    # A header merged across the empty column.
+    ([["", "", "", ""], ["구분", "실적", "", ""], ["서울", 1, "", 3], ["부산", 2, "", 4]], ("B2:D2",)),
+    # An empty row inside a table, then a total; then a group label over data.
+    ([["지역", "인구"], ["서울", 10], ["부산", 5], [], ["합계", 15], [], ["광역시"], ["대구", 3]], ()),
+    # A title, an empty row, then the table.
+    ([["2026년 예산 현황"], [], ["사업", "예산"], ["도로", 100], ["교량", 50]], ()),
+    # Two blocks of text only: nothing shows where a header is.
+    ([["가", "나", "", "다"], ["라", "마", "", ""], ["", "", "", "바"]], ()),
+])
+def test_one_table_with_empty_cells_stays_one_table(tmp_path: Path, rows, merges) -> None:
+    doc = parse(make_xlsx(tmp_path / "one.xlsx", {"표": rows}, merges={"표": list(merges)}))
+    assert len(doc.blocks) == 1
+
+
+def test_csv_tables_stacked_after_an_empty_line_are_tables_of_their_own(tmp_path: Path) -> None:
+    rows = [["구분", "금액"], ["인건비", 100], ["운영비", 50], [], ["항목", "수량", "비고"], ["의자", 3, "회의실"]]
+    doc = parse(make_csv(tmp_path / "two.csv", rows))
+    assert [b.table.rows[0] for b in doc.blocks] == [("구분", "금액"), ("항목", "수량", "비고")]
+    assert [(b.locator.row_start, b.locator.row_end) for b in doc.blocks] == [(1, 3), (5, 6)]
+
+
 # -------------------------------------------------------------------------------------------- docx
 
 
@@ -277,6 +348,99 @@ def test_docx_footnotes_and_macro_enabled_type(tmp_path: Path) -> None:
     path.write_bytes(buffer.getvalue())
     doc = parse(path)
     assert [b.text for b in doc.blocks] == ["본문 문단입니다.", "Footnote 1: 각주 내용 footnote"]
+
+
+def _word_toc(path: Path, mark: str) -> Path:
+    """A Word document whose table of contents is marked one of Word's ways (``style``: entries
+    styled ``toc N``, or ``Contents N`` as LibreOffice writes them; ``field``: the result of a
+    ``TOC`` field spanning paragraphs; ``control``: a "Table of Contents" content control),
+    followed by the sections it lists."""
+    import docx
+    from docx.enum.style import WD_STYLE_TYPE
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+
+    document = docx.Document()
+    entries = [(1, "1. 개요\t3"), (2, "가. 추진 배경\t3"), (2, "나. 목적\t4"), (1, "2. 세부 계획\t5"),
+               (1, "Ⅲ. Budget\t7")]
+    style = {"style": "toc {}", "libreoffice": "Contents {}"}.get(mark)
+    if style:
+        for level in (1, 2):
+            document.styles.add_style(style.format(level), WD_STYLE_TYPE.PARAGRAPH)
+    document.add_paragraph("목차")
+    paragraphs = []
+    for level, text in entries:
+        paragraphs.append(document.add_paragraph(text, style=style.format(level) if style else None))
+    if mark == "field":
+        begin = parse_xml(f'<w:r {nsdecls("w")}><w:fldChar w:fldCharType="begin"/></w:r>')
+        instr = parse_xml(f'<w:r {nsdecls("w")}><w:instrText xml:space="preserve"> TOC \\o "1-3" \\h </w:instrText></w:r>')
+        separate = parse_xml(f'<w:r {nsdecls("w")}><w:fldChar w:fldCharType="separate"/></w:r>')
+        for run in (separate, instr, begin):
+            paragraphs[0]._p.insert(1, run)
+        paragraphs[-1]._p.append(parse_xml(f'<w:r {nsdecls("w")}><w:fldChar w:fldCharType="end"/></w:r>'))
+    if mark == "control":
+        sdt = parse_xml(f'<w:sdt {nsdecls("w")}><w:sdtPr><w:docPartObj><w:docPartGallery w:val="Table of Contents"/>'
+                        '<w:docPartUnique/></w:docPartObj></w:sdtPr><w:sdtContent/></w:sdt>')
+        paragraphs[0]._p.addprevious(sdt)
+        content = sdt[1]
+        for paragraph in paragraphs:
+            content.append(paragraph._p)
+    document.add_paragraph("1. 개요", style="Heading 1")
+    document.add_paragraph("가. 추진 배경", style="Heading 2")
+    document.add_paragraph("본문 문단입니다. The body of the first section.")
+    document.add_paragraph("2. 세부 계획", style="Heading 1")
+    document.add_paragraph("계획 문단입니다.")
+    document.save(str(path))
+    return path
+
+
+@pytest.mark.parametrize("mark", ["style", "libreoffice", "field", "control"])
+def test_a_word_table_of_contents_is_a_list_and_never_heads_a_section(tmp_path: Path, mark: str) -> None:
+    """Word marks its TOC by style, field or content control: its entries are list items (level
+    from the style) kept in the text with their page numbers, and no heading path holds one."""
+    from classifiers.headings import find_headings
+
+    doc = parse(_word_toc(tmp_path / f"toc-{mark}.docx", mark))
+    entries = [b for b in doc.blocks if b.kind == "list_item"]
+    assert [b.text for b in entries] == ["1. 개요 3", "가. 추진 배경 3", "나. 목적 4", "2. 세부 계획 5", "Ⅲ. Budget 7"]
+    if mark in ("style", "libreoffice"):
+        assert [b.level for b in entries] == [0, 1, 1, 0, 0]
+    assert [h.text for h in find_headings(doc)] == ["1. 개요", "가. 추진 배경", "2. 세부 계획"]
+    assert [b.kind for b in doc.blocks][-5:] == ["heading", "heading", "paragraph", "heading", "paragraph"]
+
+
+def test_a_typed_table_of_contents_with_fused_page_numbers_is_a_list(tmp_path: Path) -> None:
+    """A TOC without Word's marks (a Google Docs export: entries are plain paragraphs, the tab before
+    the page number lost, "I. DEBTOR EDUCATION5-9") is found by its title and its run of page numbers;
+    it ends at its last entry, before the chapter divider page that follows it. A page number fused
+    to a word is set apart from it; one after a space is left as it is ("CHAPTER 133-4")."""
+    from classifiers.headings import find_headings
+
+    toc = ["CHAPTER 1 - INTRODUCTION", "A. PURPOSE1-1", "B. 역할과 책임1-2", "CHAPTER 3 – ADMINISTRATION",
+           "4. ELIGIBILITY FOR CHAPTER 133-4", "5. VERIFICATION OF DEBTOR IDENTITY AND SOCIAL SECURITY",
+           "NUMBER3-9", "I. DEBTOR EDUCATION5-9", "2. REMEDIAL AND ENFORCEMENT ACTIONS7-4"]
+    body = ["CHAPTER 1", "INTRODUCTION", ("h1", "CHAPTER 1 – INTRODUCTION"), ("h2", "A. PURPOSE"),
+            "The United States Trustee appoints and supervises standing trustees.", "1. 본문의 첫 항목입니다.",
+            ("h2", "I. DEBTOR EDUCATION"), "교육에 관한 본문입니다."]
+    doc = parse(make_docx(tmp_path / "handbook.docx", ["Handbook", "Table of Contents", *toc, *body]))
+    kinds = {b.text: b.kind for b in doc.blocks}
+    assert [b.text for b in doc.blocks if b.kind == "list_item"] == [
+        "CHAPTER 1 - INTRODUCTION", "A. PURPOSE 1-1", "B. 역할과 책임 1-2", "CHAPTER 3 – ADMINISTRATION",
+        "4. ELIGIBILITY FOR CHAPTER 133-4", "5. VERIFICATION OF DEBTOR IDENTITY AND SOCIAL SECURITY",
+        "NUMBER 3-9", "I. DEBTOR EDUCATION 5-9", "2. REMEDIAL AND ENFORCEMENT ACTIONS 7-4"]
+    assert kinds["Table of Contents"] == "paragraph" and kinds["CHAPTER 1"] == "paragraph"
+    assert [h.text for h in find_headings(doc)] == ["CHAPTER 1 – INTRODUCTION", "A. PURPOSE", "I. DEBTOR EDUCATION"]
+    # A regulation's TOC: its chapters and articles, read as list items, still match the regulation's
+    # own headers; set apart from their page numbers, they read as the TOC they are.
+    toc = ["제1장 총칙1", "제1조(목적)1", "제2장 조직3", "제5조(구성)3", "제3장 운영5"]
+    body = [("h1", "제1장 총칙"), "제1조(목적) 이 규정은 목적을 정한다.", "제2조(정의) 정의는 다음과 같다.",
+            ("h1", "제2장 조직"), "제5조(구성) 위원회를 둔다.", ("h1", "제3장 운영"), "제7조(운영) 운영한다."]
+    doc = parse(make_docx(tmp_path / "규정.docx", ["규정", "목차", *toc, *body]))
+    assert [h.text for h in find_headings(doc)] == ["제1장 총칙", "제1조(목적)", "제2조(정의)", "제2장 조직",
+                                                    "제5조(구성)", "제3장 운영", "제7조(운영)"]
+    # Without a title, or with too few page numbers, the lines are left as they are.
+    doc = parse(make_docx(tmp_path / "plain.docx", ["목차", "A. PURPOSE1-1", "본문입니다.", *toc[:2]]))
+    assert {b.kind for b in doc.blocks} == {"paragraph"}
 
 
 # -------------------------------------------------------------------------------------------- pptx
