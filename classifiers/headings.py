@@ -390,6 +390,12 @@ class Heading:
     title: bool = True  # the line is a title only (no sentence, no body text after the label)
 
 
+def is_back_matter(heading: Heading) -> bool:
+    """Whether a header opens the back matter: a regulation's ``부칙`` (its effective dates and
+    transitional rules), an attachment, an appendix, the references."""
+    return heading.family == "attachment" or (heading.family == "legal" and bool(_APPENDIX.match(heading.text)))
+
+
 _DECLARED_BASE = 0  # declared heading levels 1..6 keep their level
 _LEGAL_BASE = 10
 _PATTERN_BASE = 20

@@ -26,11 +26,13 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from classifiers.headings import Heading, find_headings
+from classifiers.headings import Heading, find_headings, is_back_matter
 from parsers.model import Document
 from splitters.budget import make_chunk, trim
 from splitters.chunk import Budget, Chunk, TokenCounter
 from splitters.outline import Outline
+
+_BACK_MATTER = "back matter"  # the merge group of back-matter chunks
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class _Section:
     end: int
     children: tuple[_Section, ...] = ()
     header_end: int = 0  # where its header line ends (the root has none)
+    back: bool = False  # back matter (부칙, an attachment, the references): see _Unit.back
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,9 @@ class _Unit:
     start: int
     end: int
     packable: bool  # a whole section (or a whole lead-in with its first whole subsection)
+    # Back matter is never packed or merged with the body: a regulation's last article packed with
+    # fifteen 부칙 ("이 규정은 … 시행한다") is lost among them.
+    back: bool = False
 
 
 def section_tree(outline: Outline, length: int) -> _Section:
@@ -64,7 +70,7 @@ def section_tree(outline: Outline, length: int) -> _Section:
                 following += 1
             section_end = starts[following] if following < stop else end
             children.append(_Section(starts[index], section_end, build(index + 1, following, section_end),
-                                     headings[index].end))
+                                     headings[index].end, is_back_matter(headings[index])))
             index = following
         return tuple(children)
 
@@ -102,7 +108,7 @@ def split_sections(doc: Document, count: TokenCounter, budget: Budget) -> list[C
 
     def units(section: _Section) -> list[_Unit]:
         if not section.children or tokens(section.start, section.end) <= budget.max_tokens:
-            return [_Unit(section.start, section.end, True)]
+            return [_Unit(section.start, section.end, True, section.back)]
         parts: list[_Unit] = []
         lead_end = section.children[0].start
         child_units = [units(child) for child in section.children]
@@ -113,23 +119,23 @@ def split_sections(doc: Document, count: TokenCounter, budget: Budget) -> list[C
             # A bare header (or a header with a short lead-in) opens its first subsection; a few
             # header tokens may take a whole subsection past the max, up to the merge ceiling.
             whole = first[0].packable and len(first) == 1 and opened <= budget.merge_ceiling
-            first[0] = _Unit(section.start, first[0].end, whole)
+            first[0] = _Unit(section.start, first[0].end, whole, first[0].back or section.back)
         else:
-            parts.append(_Unit(section.start, lead_end, True))
+            parts.append(_Unit(section.start, lead_end, True, section.back))
         for child in child_units:
             if len(child) == 1:
                 parts.append(child[0])
             else:
-                parts.extend(_Unit(u.start, u.end, False) for u in child)
+                parts.extend(_Unit(u.start, u.end, False, u.back) for u in child)
         return _pack(parts)
 
     def _pack(parts: list[_Unit]) -> list[_Unit]:
         packed: list[_Unit] = []
         for part in parts:
             last = packed[-1] if packed else None
-            if last is not None and last.packable and part.packable \
+            if last is not None and last.packable and part.packable and last.back == part.back \
                     and tokens(last.start, part.end) <= budget.pack_tokens:
-                packed[-1] = _Unit(last.start, part.end, True)
+                packed[-1] = _Unit(last.start, part.end, True, last.back)
             else:
                 packed.append(part)
         # A section's pieces go back to its parent as not packable (it was cut).
@@ -140,7 +146,8 @@ def split_sections(doc: Document, count: TokenCounter, budget: Budget) -> list[C
     for unit in units(root) if root.children else [_Unit(0, len(text), True)]:
         start, end = trim(doc, unit.start, unit.end)
         if end > start:
-            chunks.append(make_chunk(doc, start, end, count, heading_path=outline.path_of(start, end)))
+            chunks.append(make_chunk(doc, start, end, count, heading_path=outline.path_of(start, end),
+                                     group=_BACK_MATTER if unit.back else ""))
     return chunks or [make_chunk(doc, 0, len(text), count)]
 
 

@@ -625,3 +625,17 @@ def test_title_lines(line):
     from classifiers.headings import is_title_line
 
     assert is_title_line(line)
+
+
+def test_back_matter_is_never_packed_with_the_body(counter):
+    """A regulation's last article is not packed with its 부칙 (a run of "이 규정은 … 시행한다"), nor a
+    paper's last section with its references: packed together, the article was lost among them."""
+    articles = "\n\n".join(f"제{n}조(조항{n}) " + "직원은 규정에 따라 업무를 처리하고 그 결과를 기록하여야 한다. " * 6
+                           for n in range(1, 8))
+    supplements = "\n\n".join(f"부 칙\n\n제1조(시행일) 이 규정은 20{n:02d}년 1월 1일부터 시행한다." for n in range(2, 14))
+    doc = _doc(f"제1장 총칙\n\n{articles}\n\n제2장 보칙\n\n제8조(규정의 개정) 이 규정의 개정은 이사회의 결의를 거쳐야 한다."
+               f"\n\n{supplements}")
+    chunks = split_document(doc, "section", counter, Budget(100, 1100, 1150, pack=500))
+    last_article = next(c for c in chunks if "제8조(규정의 개정)" in c.text)
+    assert "시행한다" not in last_article.text
+    assert all(c.group == "back matter" for c in chunks if "시행한다" in c.text)
