@@ -8,7 +8,9 @@ from __future__ import annotations
 import codecs
 import io
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fixtures.files import (
@@ -434,6 +436,87 @@ def test_pdf_table_cells_read_in_visual_order(tmp_path: Path) -> None:
     tables = [b.table for b in doc.blocks if b.table is not None]
     assert len(tables) == 1
     assert [list(row) for row in tables[0].rows] == rows
+
+
+def _ruled_table_with_turned_header(pdf: Any, x: float, y: float, headers: Sequence[str],
+                                    rows: Sequence[Sequence[str]], header_height: float = 32.0) -> None:
+    """A ruled table whose column headers (after the first) are set up the page (turned 90°, read
+    bottom to top), as manuals set narrow columns of marks."""
+    from fixtures.files import FONT_FAMILY
+
+    widths = [60.0] + [12.0] * (len(headers) - 1)
+    pdf.set_font(FONT_FAMILY, size=9)
+    pdf.set_line_width(0.3)
+    left = x
+    for column, (width, header) in enumerate(zip(widths, headers, strict=True)):
+        pdf.rect(left, y, width, header_height)
+        if column == 0:
+            pdf.text(left + 2, y + header_height - 3, header)
+        else:
+            with pdf.rotation(90, left + 8, y + header_height - 2):
+                pdf.text(left + 8, y + header_height - 2, header)
+        for r, row in enumerate(rows):
+            pdf.rect(left, y + header_height + 7 * r, width, 7)
+            pdf.text(left + 2, y + header_height + 7 * r + 5, row[column])
+        left += width
+
+
+def test_pdf_rotated_column_headers_read_as_words(tmp_path: Path) -> None:
+    """Column headers turned up the page came out reversed and letter-spaced, "L T C B O J *" for
+    "*JOBCTL" (the cell reader sorted the glyphs as if they lay on one line): rotated text is read
+    in pdfium's content order, bottom to top, with its word spaces — inside cells and on the page."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    pdf = _new_pdf(page_numbers=False)
+    pdf.add_page()
+    pdf.set_font(FONT_FAMILY, size=11)
+    pdf.text(20, 30, "표 2-2 기능 사용 ID와 권한 비교 Comparison of function usage IDs")
+    headers = ["User action 사용자 작업", "*JOBCTL", "QIBM_DB_SECADM", "권한 없음"]
+    _ruled_table_with_turned_header(pdf, 20, 40, headers, [["SET CURRENT DEGREE", "X", "", "X"],
+                                                           ["CHGQRYA 명령", "X", "X", ""]])
+    # A label set up the page among the body's text (not in the margin) is text, read as words.
+    pdf.set_font(FONT_FAMILY, size=11)
+    for n in range(6):
+        pdf.text(20, 120 + 6 * n, f"본문 {n + 1}번째 줄입니다. Body line {n + 1} of the page.")
+    with pdf.rotation(90, 150, 150):
+        pdf.text(150, 150, "세로 제목 Vertical label")
+    path = tmp_path / "turned.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    tables = [b.table for b in doc.blocks if b.table is not None]
+    assert len(tables) == 1
+    assert list(tables[0].rows[0]) == headers
+    assert list(tables[0].rows[1]) == ["SET CURRENT DEGREE", "X", "", "X"]
+    assert "세로 제목 Vertical label" in doc.text.split("\n")
+    assert not doc.furniture
+
+
+def test_pdf_rotated_text_in_the_margin_is_furniture(tmp_path: Path) -> None:
+    """A printer's slug set up the left edge ("… with PROPOSALS") and a figure's file tag down the
+    right one leaked into the text as fragments ("OP", "OSAL", "S", "/GPH>"): rotated text in the
+    margin, clear of the body's lines, is furniture — kept with its page, not in the text."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    pdf = _new_pdf(page_numbers=False)
+    for page in range(1, 4):
+        pdf.add_page()
+        pdf.set_font(FONT_FAMILY, size=11)
+        for n in range(8):
+            pdf.text(25, 40 + 7 * n, f"{page}쪽 본문 {n + 1}번째 줄: the proposed rule applies to operators.")
+        pdf.set_font(FONT_FAMILY, size=7)
+        with pdf.rotation(90, 8, 250):
+            pdf.text(8, 250, "jbell on DSKJLSW7X2PROD with PROPOSALS 제안")
+        if page == 2:
+            with pdf.rotation(-90, 204, 60):
+                pdf.text(204, 60, "EP06AU20.017</GPH> 그림")
+    path = tmp_path / "slug.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    slug = "jbell on DSKJLSW7X2PROD with PROPOSALS 제안"
+    assert [(b.text, b.locator.page) for b in doc.furniture] == [
+        (slug, 1), ("EP06AU20.017</GPH> 그림", 2), (slug, 2), (slug, 3)], "the tag is in the page's top half"
+    assert "PROPOS" not in doc.text and "GPH" not in doc.text
+    assert doc.text.count("the proposed rule applies to operators.") == 24
 
 
 def test_a_page_printed_twice_keeps_its_text(tmp_path: Path) -> None:
