@@ -63,6 +63,10 @@ REPEAT_SHARE = 0.6
 PARITY_SHARE = 0.5
 #: Gap between lines (in line heights) that starts a new paragraph.
 PARAGRAPH_GAP = 0.9
+#: Running footers (or headers) that carry the page number beside a text that changes (the chapter's
+#: title) form a series on at least this many pages, and this share of the pages with text.
+SERIES_PAGES = 3
+SERIES_SHARE = 0.2
 #: Narrowest vertical band of white (points) read as a column gutter.
 MIN_COLUMN_GAP = 6.0
 #: A glyph turned at least this far from upright (degrees) is rotated text: set up the page, down
@@ -70,6 +74,14 @@ MIN_COLUMN_GAP = 6.0
 TURNED_ANGLE = 45.0
 
 _DIGITS = re.compile(r"\d+")
+#: A line that carries a page number before or after its text ("Chapter 3. Row and Column Access
+#: Control 27", "© Copyright IBM Corp. 2014. All rights reserved. iii", "28 Row and Column …").
+_NUMBERED_LINE = re.compile(
+    r"^(?:(?P<lead>\d{1,4}|[ivxlc]{1,7})\s+(?P<after>.*\S)|(?P<before>.*\S)\s+(?P<trail>\d{1,4}|[ivxlc]{1,7}))$")
+_ROMAN = re.compile(r"^m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+#: Dot leaders: a table of contents' line, whose page number is no running footer's.
+_LEADERS = re.compile(r"(?:\.\s?){4,}|…{2,}|·{4,}")
 _PAGE_NUMBER = re.compile(
     r"^(?:[-–—]\s*\d+\s*[-–—]|\d+|\d+\s*/\s*\d+|(?:page|p\.)\s*\d+(?:\s*(?:of|/)\s*\d+)?|\d+\s*쪽|\d+\s*페이지)$",
     re.IGNORECASE,
@@ -981,7 +993,139 @@ def _furniture_lines(pages: Sequence[_Page]) -> set[str]:
             counts.update(keys - {None})
         needed = max(2, share * len(group))
         repeated |= {key for key, n in counts.items() if n >= needed}
-    return repeated
+    return repeated | _numbered_series(with_text)
+
+
+def _numbered_series(pages: Sequence[_Page]) -> set[str]:
+    """Keys (:func:`_series_key`) of running footers and headers whose text changes (the chapter's
+    title) beside a page number that follows the page sequence.
+
+    A candidate is the outermost line of a page's top or bottom band (rotated text and bare page
+    numbers aside), set off from the body by a paragraph's gap, no larger than the body text, that
+    starts or ends in a page number (arabic or lower-case roman), without dot leaders. Candidates at
+    the same place — band, side of the number, height, within two points of each other — form a
+    series, and the longest run of them whose numbers follow the pages is furniture when it covers
+    :data:`SERIES_PAGES` pages and :data:`SERIES_SHARE` of the pages with text. Following the pages:
+    a later page's number exceeds an earlier one's by at least the pages between them (a document
+    of sampled pages skips more, never fewer; left and right pages are separate series, the number
+    being on their outer sides), and roman front matter may give way to arabic numbers once."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for line in page.lines:
+            if line.size > 0:
+                sizes[line.size] += len(line.text)
+    if not sizes:
+        return set()
+    body = sizes.most_common(1)[0][0]
+    groups: dict[tuple[str, str, int], list[_Candidate]] = {}
+    for index, page in enumerate(pages):
+        lines = [x for x in page.lines if not x.turned and not _PAGE_NUMBER.match(x.text)]
+        if not lines:
+            continue
+        for band, line in (("top", min(lines, key=lambda x: x.top)), ("bottom", max(lines, key=lambda x: x.bottom))):
+            number = _page_number_of(line, page, band, lines, body)
+            if number is not None:
+                side, kind, value, text = number
+                groups.setdefault((band, side, round(line.height)), []).append(
+                    _Candidate(line.top, kind, value - index, index, line, text))
+    with_text = sum(1 for page in pages if page.lines)
+    keys: set[str] = set()
+    for candidates in groups.values():
+        candidates.sort(key=lambda c: c.top)
+        place: list[_Candidate] = []
+        for candidate in candidates:  # one place: tops within two points of the one before
+            if place and candidate.top - place[-1].top > 2.0:
+                keys |= _following_pages(place, pages, with_text)
+                place = []
+            place.append(candidate)
+        keys |= _following_pages(place, pages, with_text)
+    return keys
+
+
+class _Candidate(NamedTuple):
+    """A line that may be a numbered running footer or header (see :func:`_numbered_series`)."""
+
+    top: float
+    kind: int  # 0: a roman page number, 1: an arabic one
+    offset: int  # the page number less the page's index
+    index: int  # the page's index
+    line: _Line
+    text: str  # the line without its page number
+
+
+def _page_number_of(line: _Line, page: _Page, band: str, lines: Sequence[_Line],
+                    body: float) -> tuple[str, int, int, str] | None:
+    """``(side, kind, number, text)`` of a candidate line (see :func:`_numbered_series`): the side its
+    page number is on, 0 for a roman number and 1 for an arabic one, its value and the line's text
+    without it; else None."""
+    if not _in_edge_band(line.top, line.bottom, page) or (line.size and line.size > body + 0.25):
+        return None
+    match = _NUMBERED_LINE.match(line.text)
+    if match is None or _LEADERS.search(line.text):
+        return None
+    text, number = (match["after"], match["lead"]) if match["lead"] else (match["before"], match["trail"])
+    if len(_LETTERS.findall(text)) < 2:
+        return None
+    if number.isdigit():
+        kind, value = 1, int(number)
+    elif _ROMAN.match(number):
+        kind, value = 0, _roman_value(number)
+    else:
+        return None
+    # Set off from the body: no other line within a paragraph's gap on its inner side.
+    gap = PARAGRAPH_GAP * line.height
+    if band == "bottom":
+        inner = [x.bottom for x in lines if x is not line and x.top < line.top - 0.5 * line.height]
+        if inner and line.top - max(inner) < gap:
+            return None
+    else:
+        inner = [x.top for x in lines if x is not line and x.bottom > line.bottom + 0.5 * line.height]
+        if inner and min(inner) - line.bottom < gap:
+            return None
+    return ("lead" if match["lead"] else "trail"), kind, value, text
+
+
+def _roman_value(numeral: str) -> int:
+    values = [_ROMAN_VALUES[c] for c in numeral]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+
+
+def _following_pages(place: Sequence[_Candidate], pages: Sequence[_Page], with_text: int) -> set[str]:
+    """The keys of the longest run of candidates at one place whose numbers follow the pages: in
+    page order, (kind, number - page index) never decreasing (a longest non-decreasing
+    subsequence) — when some text in it recurs (a chapter's title on its pages, a constant
+    footer): headings numbered 1, 2, 3 atop pages 1, 2, 3 follow the pages too, but never
+    repeat."""
+    if len(place) < SERIES_PAGES:
+        return set()
+    ordered = sorted(place, key=lambda c: c.index)
+    tails: list[tuple[int, int]] = []  # smallest last key of a run of each length
+    tail_at: list[int] = []
+    previous: list[int] = []
+    for position, candidate in enumerate(ordered):
+        key = (candidate.kind, candidate.offset)
+        length = bisect.bisect_right(tails, key)
+        previous.append(tail_at[length - 1] if length else -1)
+        if length == len(tails):
+            tails.append(key)
+            tail_at.append(position)
+        else:
+            tails[length], tail_at[length] = key, position
+    if len(tails) < max(SERIES_PAGES, SERIES_SHARE * with_text):
+        return set()
+    run: list[_Candidate] = []
+    position = tail_at[-1]
+    while position >= 0:
+        run.append(ordered[position])
+        position = previous[position]
+    if len({c.text for c in run}) == len(run):
+        return set()
+    return {_series_key(c.line, pages[c.index]) for c in run}
+
+
+def _series_key(line: _Line, page: _Page) -> str:
+    """One line on one page (a member of a numbered series)."""
+    return f"series:{page.number}:{line.top:.2f}:{line.text}"
 
 
 def _is_furniture(line: _Line, page: _Page, repeated: set[str]) -> bool:
@@ -990,7 +1134,7 @@ def _is_furniture(line: _Line, page: _Page, repeated: set[str]) -> bool:
     key = _edge_key(line, page)
     if key is None:
         return False
-    return key in repeated or bool(_PAGE_NUMBER.match(line.text))
+    return key in repeated or bool(_PAGE_NUMBER.match(line.text)) or _series_key(line, page) in repeated
 
 
 def _in_margin(line: _Line, page: _Page) -> bool:

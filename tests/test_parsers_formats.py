@@ -621,6 +621,59 @@ def test_html_hidden_elements_are_not_text(tmp_path: Path) -> None:
     assert [(b.kind, b.text) for b in doc.blocks] == [("heading", "연차 보고서"), ("paragraph", "본문입니다. Visible text.")]
 
 
+def test_pdf_running_footers_whose_text_changes_by_chapter_are_furniture(tmp_path: Path) -> None:
+    """A manual's right-hand pages end "Chapter 3. Row and Column Access Control 27", its front matter
+    "© Copyright … iii": the chapter title changes, so the footer repeats on too few pages to be
+    taken for a running footer, and it stayed in the text. A line at the page's edge, set off from
+    the body, that carries a page number which follows the pages (roman, then arabic) is one."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    chapters = {1: "Chapter 1. 개요 Introduction", 3: "Chapter 1. 개요 Introduction", 5: "Chapter 2. 보안 설정 Security",
+                7: "Chapter 2. 보안 설정 Security", 9: "Chapter 3. 부록 Appendix"}
+    footers = ["© Copyright 2026 국회입법조사처. All rights reserved. i",
+               "© Copyright 2026 국회입법조사처. All rights reserved. ii"]
+    for printed in range(1, 10):
+        footers.append(f"{chapters[printed]} {printed}" if printed % 2 else f"{printed} 연차 보고서 Annual Report")
+    pdf = _new_pdf(page_numbers=False)
+    for page, footer in enumerate(footers, start=1):
+        pdf.add_page()
+        pdf.set_font(FONT_FAMILY, size=10.5)
+        for n in range(6):
+            pdf.text(20, 40 + 6 * n, f"{page}쪽 {n + 1}번째 줄: 행과 열의 접근 제어 rules apply to table {n + 1}")
+        pdf.set_font(FONT_FAMILY, size=8.5)
+        pdf.text(20 if footer[0].isdigit() else 110, 285, footer)
+    path = tmp_path / "manual.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    assert [b.text for b in doc.furniture] == footers
+    assert "Chapter" not in doc.text and "Copyright" not in doc.text
+    assert doc.text.count("rules apply to table") == 6 * len(footers)
+
+
+def test_pdf_numbered_lines_at_the_page_edge_that_do_not_repeat_stay_text(tmp_path: Path) -> None:
+    """Headings numbered 1, 2, 3 atop pages 1, 2, 3 follow the pages like page numbers would, and a
+    page that ends on a sentence ending in a year is a number at the edge: neither repeats any text,
+    so neither is a running header or footer."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    headings = ["1 서론 Introduction", "2 연구 방법 Methods", "3 결과 Results", "4 논의 Discussion"]
+    endings = ["예산은 2024", "집행률은 2025", "평가는 2026", "계획은 2027"]
+    pdf = _new_pdf(page_numbers=False)
+    for heading, ending in zip(headings, endings, strict=True):
+        pdf.add_page()
+        pdf.set_font(FONT_FAMILY, size=10.5)
+        pdf.text(20, 15, heading)
+        for n in range(6):
+            pdf.text(20, 40 + 6 * n, f"{n + 1}번째 줄: 행과 열의 접근 제어 rules apply to table {n + 1}")
+        pdf.text(20, 285, ending)
+    path = tmp_path / "paper.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    assert not doc.furniture
+    for line in headings + endings:
+        assert line in doc.text
+
+
 def test_pdf_lines_ending_in_a_space_do_not_break_their_paragraph(tmp_path: Path) -> None:
     """A line whose middle and last characters are spaces was measured by its first glyph alone, so
     the next line — indented under the article's number, as regulations set them — seemed to stand
