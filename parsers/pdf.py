@@ -18,7 +18,11 @@ and tables, put in reading order by a recursive XY-cut of their boxes (see :func
 content order alone reads a title that the layout program drew last at the end of the page. Lines
 (and banner tables) at the top or bottom of the page that repeat on most pages, or on most odd or
 most even pages (running headers, footers, ``- 3 -`` page numbers; digits do not count when
-comparing) become ``furniture`` blocks: set aside with their pages, not deleted.
+comparing) become ``furniture`` blocks: set aside with their pages, not deleted. So do running
+footers whose text changes by chapter beside a page number that follows the pages (see
+:func:`_numbered_series`), and rotated text in the side margins, clear of the body (a printer's
+slug up the edge, an arXiv stamp). Rotated text elsewhere (a table's turned column headers) is
+text, read in pdfium's content order as words (see :func:`_turned_runs`).
 
 Failure kinds: a user password -> ``encrypted``; an owner password only (copy/print restrictions)
 opens and is parsed; a file pdfium cannot open (truncated, not a PDF inside) -> ``corrupt``; a page
