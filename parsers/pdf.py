@@ -1146,11 +1146,12 @@ def _in_margin(line: _Line, page: _Page) -> bool:
     clear of every upright line and table: a rotated label there (a printer's job slug up the
     edge, a "PROPOSALS" sidebar, a figure's file tag) is no part of the body. Rotated text among
     the body's columns (a table's column header, a turned figure label) stays text, and so does a
-    page whose text is all rotated (a landscape table set on a portrait page)."""
+    page whose text is mostly rotated (landscape text set on a portrait page, its page number
+    upright)."""
     if page.width <= 0 or not (line.x1 <= page.width * EDGE_BAND or line.x0 >= page.width * (1 - EDGE_BAND)):
         return False
     boxes = [(x.x0, x.x1) for x in page.lines if not x.turned] + [(t.bbox[0], t.bbox[2]) for t in page.tables]
-    if not boxes:
+    if not boxes or sum(len(x.text) for x in page.lines if x.turned) * 2 > sum(len(x.text) for x in page.lines):
         return False
     return line.x1 <= min(b[0] for b in boxes) or line.x0 >= max(b[1] for b in boxes)
 

@@ -509,12 +509,22 @@ def test_pdf_rotated_text_in_the_margin_is_furniture(tmp_path: Path) -> None:
         if page == 2:
             with pdf.rotation(-90, 204, 60):
                 pdf.text(204, 60, "EP06AU20.017</GPH> 그림")
+    # A page of landscape text set on a portrait page, its page number upright: its first line is
+    # in the margin band and clear of the page number, but it is the page's body.
+    pdf.add_page()
+    pdf.set_font(FONT_FAMILY, size=11)
+    landscape = [f"가로 쪽 {n + 1}번째 줄: landscape text line {n + 1}" for n in range(5)]
+    for n, line in enumerate(landscape):
+        with pdf.rotation(90, 15 + 8 * n, 250):
+            pdf.text(15 + 8 * n, 250, line)
+    pdf.text(100, 285, "- 4 -")
     path = tmp_path / "slug.pdf"
     pdf.output(str(path))
     doc = parse(path)
+    assert all(line in doc.text for line in landscape)
     slug = "jbell on DSKJLSW7X2PROD with PROPOSALS 제안"
     assert [(b.text, b.locator.page) for b in doc.furniture] == [
-        (slug, 1), ("EP06AU20.017</GPH> 그림", 2), (slug, 2), (slug, 3)], "the tag is in the page's top half"
+        (slug, 1), ("EP06AU20.017</GPH> 그림", 2), (slug, 2), (slug, 3), ("- 4 -", 4)], "the tag is in the top half"
     assert "PROPOS" not in doc.text and "GPH" not in doc.text
     assert doc.text.count("the proposed rule applies to operators.") == 24
 
