@@ -18,7 +18,11 @@ and tables, put in reading order by a recursive XY-cut of their boxes (see :func
 content order alone reads a title that the layout program drew last at the end of the page. Lines
 (and banner tables) at the top or bottom of the page that repeat on most pages, or on most odd or
 most even pages (running headers, footers, ``- 3 -`` page numbers; digits do not count when
-comparing) become ``furniture`` blocks: set aside with their pages, not deleted.
+comparing) become ``furniture`` blocks: set aside with their pages, not deleted. So do running
+footers whose text changes by chapter beside a page number that follows the pages (see
+:func:`_numbered_series`), and rotated text in the side margins, clear of the body (a printer's
+slug up the edge, an arXiv stamp). Rotated text elsewhere (a table's turned column headers) is
+text, read in pdfium's content order as words (see :func:`_turned_runs`).
 
 Failure kinds: a user password -> ``encrypted``; an owner password only (copy/print restrictions)
 opens and is parsed; a file pdfium cannot open (truncated, not a PDF inside) -> ``corrupt``; a page
@@ -39,11 +43,12 @@ import bisect
 import ctypes
 import functools
 import itertools
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -62,10 +67,25 @@ REPEAT_SHARE = 0.6
 PARITY_SHARE = 0.5
 #: Gap between lines (in line heights) that starts a new paragraph.
 PARAGRAPH_GAP = 0.9
+#: Running footers (or headers) that carry the page number beside a text that changes (the chapter's
+#: title) form a series on at least this many pages, and this share of the pages with text.
+SERIES_PAGES = 3
+SERIES_SHARE = 0.2
 #: Narrowest vertical band of white (points) read as a column gutter.
 MIN_COLUMN_GAP = 6.0
+#: A glyph turned at least this far from upright (degrees) is rotated text: set up the page, down
+#: it, or upside down. The text layer of a skewed scan stays far below it.
+TURNED_ANGLE = 45.0
 
 _DIGITS = re.compile(r"\d+")
+#: A line that carries a page number before or after its text ("Chapter 3. Row and Column Access
+#: Control 27", "© Copyright IBM Corp. 2014. All rights reserved. iii", "28 Row and Column …").
+_NUMBERED_LINE = re.compile(
+    r"^(?:(?P<lead>\d{1,4}|[ivxlc]{1,7})\s+(?P<after>.*\S)|(?P<before>.*\S)\s+(?P<trail>\d{1,4}|[ivxlc]{1,7}))$")
+_ROMAN = re.compile(r"^m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+#: Dot leaders: a table of contents' line, whose page number is no running footer's.
+_LEADERS = re.compile(r"(?:\.\s?){4,}|…{2,}|·{4,}")
 _PAGE_NUMBER = re.compile(
     r"^(?:[-–—]\s*\d+\s*[-–—]|\d+|\d+\s*/\s*\d+|(?:page|p\.)\s*\d+(?:\s*(?:of|/)\s*\d+)?|\d+\s*쪽|\d+\s*페이지)$",
     re.IGNORECASE,
@@ -83,6 +103,7 @@ class _Line:
     x0: float
     x1: float
     size: float = 0.0  # rendered text size (points, to half a point) of its sampled characters; 0: unknown
+    turned: bool = False  # its glyphs are rotated (set up the page or upside down), read in content order
 
     @property
     def height(self) -> float:
@@ -170,12 +191,15 @@ def _read_page(pdf: Any, index: int, tables: _TableFinder) -> _Page:
             # them: each glyph is asked of pdfium once.
             box = functools.cache(_char_box(textpage, transform))
             text = _page_text(textpage)
+            turned = _turned_char(textpage)
             lost = _lost_glyphs(page, textpage)
             if lost:
-                text, box = _with_glyphs(text, box, _read_lost(pdf, index, lost, transform))
-            found = tables.find(index, textpage, transform, text, box) if _may_have_table(page) else []
+                text, box, origin = _with_glyphs(text, box, _read_lost(pdf, index, lost, transform))
+                turned = _spliced_turn(turned, origin)
+            runs = _turned_runs(text, turned)
+            found = tables.find(index, textpage, transform, text, box, runs) if _may_have_table(page) else []
             result.tables = found
-            result.lines = _text_lines(text, box, [t.bbox for t in found])
+            result.lines = _text_lines(text, box, [t.bbox for t in found], runs)
         finally:
             textpage.close()
     finally:
@@ -283,6 +307,55 @@ def _page_text(textpage: Any) -> str:
     return text.translate(_SOFT_HYPHENS)
 
 
+def _turned_char(textpage: Any) -> Callable[[int], bool]:
+    """Whether the character at a pdfium index is rotated by at least :data:`TURNED_ANGLE` (pdfium
+    gives each character's angle from its text matrix; -1 where it cannot)."""
+    import pypdfium2.raw as pdfium_c
+
+    get, raw = pdfium_c.FPDFText_GetCharAngle, textpage.raw
+    low, high = math.radians(TURNED_ANGLE), math.radians(360 - TURNED_ANGLE)
+
+    def turned(index: int) -> bool:
+        return low <= get(raw, index) <= high
+
+    return turned
+
+
+def _spliced_turn(turned: Callable[[int], bool], origin: Callable[[int], int | None]) -> Callable[[int], bool]:
+    """``turned`` over the indexes of a text with recovered glyphs put back (those count as upright)."""
+    def spliced(index: int) -> bool:
+        source = origin(index)
+        return source is not None and turned(source)
+
+    return spliced
+
+
+def _turned_runs(text: str, turned: Callable[[int], bool]) -> list[tuple[int, int]]:
+    """The runs ``(start, end)`` of rotated characters, each within one of pdfium's lines, in text
+    order. pdfium writes rotated text in its content order, which is its reading order (bottom to
+    top for text turned up the page); read by position, as upright lines are, it falls apart into
+    letters. Only lines whose first, middle or last glyph is rotated are looked at glyph by glyph,
+    so an upright page costs three angles a line."""
+    runs: list[tuple[int, int]] = []
+    for match in _LINE_BREAK.finditer(text):
+        start, end = match.span()
+        if not any(turned(i) for i in _sample(text, start, end)):
+            continue
+        first = last = None
+        for i in range(start, end):
+            if text[i].isspace():
+                continue
+            if turned(i):
+                first = i if first is None else first
+                last = i
+            elif first is not None and last is not None:
+                runs.append((first, last + 1))
+                first = None
+        if first is not None and last is not None:
+            runs.append((first, last + 1))
+    return runs
+
+
 def _lost_glyphs(page: Any, textpage: Any) -> list[int]:
     """The page's text objects (by index) that draw a glyph pdfium's text page left out.
 
@@ -346,10 +419,12 @@ def _read_lost(pdf: Any, index: int, lost: Sequence[int], transform: _Transform)
     return glyphs
 
 
-def _with_glyphs(text: str, box: _CharBox, glyphs: Sequence[_Glyph]) -> tuple[str, _CharBox]:
+def _with_glyphs(text: str, box: _CharBox,
+                 glyphs: Sequence[_Glyph]) -> tuple[str, _CharBox, Callable[[int], int | None]]:
     """``text`` with each recovered glyph put back after the glyph to its left on its line (or
-    before the first one to its right), and a box function over the new indexes. Text already read
-    in its place is the duplicate pdfium meant to drop."""
+    before the first one to its right), a box function over the new indexes, and each new index's
+    pdfium index (``None``: a recovered glyph). Text already read in its place is the duplicate
+    pdfium meant to drop."""
     visible = [(i, box(i)) for i, char in enumerate(text) if not char.isspace()]
     inserts: dict[int, list[_Glyph]] = {}
     for glyph in glyphs:
@@ -364,7 +439,7 @@ def _with_glyphs(text: str, box: _CharBox, glyphs: Sequence[_Glyph]) -> tuple[st
         at = max(left)[1] + 1 if left else min(right)[1] if right else len(text)
         inserts.setdefault(at, []).append(glyph)
     if not inserts:
-        return text, box
+        return text, box, lambda index: index
     parts: list[str] = []
     where: list[int | tuple[float, float, float, float]] = []
     for i in range(len(text) + 1):
@@ -379,15 +454,22 @@ def _with_glyphs(text: str, box: _CharBox, glyphs: Sequence[_Glyph]) -> tuple[st
         origin = where[index]
         return box(origin) if isinstance(origin, int) else origin
 
-    return "".join(parts), spliced
+    def source(index: int) -> int | None:
+        origin = where[index]
+        return origin if isinstance(origin, int) else None
+
+    return "".join(parts), spliced, source
 
 
-def _text_lines(text: str, box: _CharBox, table_boxes: Sequence[tuple[float, ...]]) -> list[_Line]:
-    """The page's text lines in pdfium's (content) order, with display-space boxes."""
+def _text_lines(text: str, box: _CharBox, table_boxes: Sequence[tuple[float, ...]],
+                turned: Sequence[tuple[int, int]] = ()) -> list[_Line]:
+    """The page's text lines in pdfium's (content) order, with display-space boxes; a run of rotated
+    characters (``turned``, from :func:`_turned_runs`) is a line of its own, in pdfium's order."""
     if not text:
         return []
     lines: list[_Line] = []
-    for start, end in _visual_lines(text, box):
+    rotated = set(turned)
+    for start, end in _visual_lines(text, box, turned):
         visible = _sample(text, start, end)
         if not visible:
             continue
@@ -395,10 +477,16 @@ def _text_lines(text: str, box: _CharBox, table_boxes: Sequence[tuple[float, ...
         line_box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
                     max(b[2] for b in boxes), max(b[3] for b in boxes))
         if table_boxes and any(_overlaps(line_box, t) for t in table_boxes):
-            lines.extend(_outside_tables(text, start, end, box, table_boxes))
+            pieces = _outside_tables(text, start, end, box, table_boxes)
+            if (start, end) in rotated:
+                pieces = [replace(piece, turned=True, size=0.0) for piece in pieces]
+            lines.extend(pieces)
             continue
         content = normalize_line(text[start:end])
-        if content:
+        if content and (start, end) in rotated:
+            # Its size is unknown (the boxes' height is the run's length): it sets no heading level.
+            lines.append(_Line(content, line_box[1], line_box[3], line_box[0], line_box[2], turned=True))
+        elif content:
             # The rendered size: the loose boxes' height (pdfium's font size ignores the text matrix).
             size = min(b[3] - b[1] for b in boxes)
             lines.append(_Line(content, line_box[1], line_box[3], line_box[0], line_box[2], round(size * 2) / 2))
@@ -416,40 +504,55 @@ def _sample(text: str, start: int, end: int) -> list[int]:
     return sorted({first, middle, last})
 
 
-def _visual_lines(text: str, box) -> list[tuple[int, int]]:
+def _visual_lines(text: str, box, turned: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """The text's lines as ``(start, end)``: pdfium's line breaks, and where a "line" of pdfium's
     runs on to the next line of the page without one (some producers write a new line's first word
     right after the last one's, so "…할 수 있다. 제39조(제규정) …" would read as one line and the
     article's header would be lost inside it). Only lines whose first, middle and last glyphs do
-    not sit on one line are looked at glyph by glyph."""
+    not sit on one line are looked at glyph by glyph. A run of rotated characters (``turned``) is a
+    line as it stands: its glyphs sit one above the other by design."""
     spans: list[tuple[int, int]] = []
+    starts = [run[0] for run in turned]
     for match in _LINE_BREAK.finditer(text):
-        start, end = match.span()
-        sample = [box(i) for i in _sample(text, start, end)]
-        if len(sample) < 2:
-            spans.append((start, end))
+        pieces: list[tuple[int, int]] = []
+        cursor, end = match.span()
+        for run_start, run_end in turned[bisect.bisect_left(starts, cursor):bisect.bisect_left(starts, end)]:
+            if run_start > cursor:
+                pieces.append((cursor, run_start))
+            spans.append((run_start, run_end))
+            cursor = run_end
+        if cursor < end:
+            pieces.append((cursor, end))
+        spans.extend(span for piece in pieces for span in _upright_lines(text, box, *piece))
+    return sorted(spans)
+
+
+def _upright_lines(text: str, box, start: int, end: int) -> list[tuple[int, int]]:
+    """One stretch of a pdfium line as the page lines it runs over (see :func:`_visual_lines`)."""
+    sample = [box(i) for i in _sample(text, start, end)]
+    if len(sample) < 2:
+        return [(start, end)]
+    height = min(b[3] - b[1] for b in sample)
+    if max(b[3] for b in sample) - min(b[1] for b in sample) <= 1.8 * max(height, 1.0):
+        return [(start, end)]
+    spans: list[tuple[int, int]] = []
+    cut, before = start, None
+    for i in range(start, end):
+        if text[i].isspace():
             continue
-        height = min(b[3] - b[1] for b in sample)
-        if max(b[3] for b in sample) - min(b[1] for b in sample) <= 1.8 * max(height, 1.0):
-            spans.append((start, end))
+        current = box(i)
+        if current[3] - current[1] <= 0:
             continue
-        cut, before = start, None
-        for i in range(start, end):
-            if text[i].isspace():
-                continue
-            current = box(i)
-            if current[3] - current[1] <= 0:
-                continue
-            # A new line: back to the left and off the line, or a whole line further down and to the
-            # right (a centred "제2장 …" after the short last line of an article; not letters set
-            # one under the other).
-            if before is not None and ((current[0] < before[0] and (current[1] >= before[3] - 0.2 * height
-                                                                    or current[3] <= before[1] + 0.2 * height))
-                                       or (current[1] >= before[3] + 0.5 * height and current[0] >= before[2])):
-                spans.append((cut, i))
-                cut = i
-            before = current
-        spans.append((cut, end))
+        # A new line: back to the left and off the line, or a whole line further down and to the
+        # right (a centred "제2장 …" after the short last line of an article; not letters set
+        # one under the other).
+        if before is not None and ((current[0] < before[0] and (current[1] >= before[3] - 0.2 * height
+                                                                or current[3] <= before[1] + 0.2 * height))
+                                   or (current[1] >= before[3] + 0.5 * height and current[0] >= before[2])):
+            spans.append((cut, i))
+            cut = i
+        before = current
+    spans.append((cut, end))
     return spans
 
 
@@ -518,14 +621,15 @@ class _TableFinder:
     def __init__(self) -> None:
         self.warnings: list[str] = []
 
-    def find(self, index: int, textpage: Any, transform: _Transform, text: str, box: _CharBox) -> list[_FoundTable]:
+    def find(self, index: int, textpage: Any, transform: _Transform, text: str, box: _CharBox,
+             turned: Sequence[tuple[int, int]] = ()) -> list[_FoundTable]:
         from pdfplumber.table import TableFinder
 
         try:
             page = textpage.page
             width, height = page.get_size()
             found = TableFinder(_EdgePage(_ruling_edges(page, transform), (0.0, 0.0, width, height))).tables
-            glyphs = _Glyphs.of(text, box) if found else None
+            glyphs = _Glyphs.of(text, box, turned) if found else None
 
             def cell_text(box: Sequence[float] | None) -> str | None:
                 return None if box is None or glyphs is None else glyphs.read(tuple(box))
@@ -683,6 +787,7 @@ class _Glyph(NamedTuple):
     middle: float  # vertical
     centre: float  # horizontal
     height: float  # at least half a point
+    turned: bool = False  # rotated (read in content order, see :func:`_turned_runs`)
 
 
 #: Between two glyphs that are not neighbours in the content stream, a gap wider than this share
@@ -702,15 +807,17 @@ class _Glyphs:
     middles: tuple[float, ...]
 
     @classmethod
-    def of(cls, text: str, box: _CharBox) -> _Glyphs:
+    def of(cls, text: str, box: _CharBox, turned: Sequence[tuple[int, int]] = ()) -> _Glyphs:
         glyphs: list[_Glyph] = []
         visible = [i for i, char in enumerate(text) if not char.isspace()]
+        starts = [run[0] for run in turned]
         for n, i in enumerate(visible):
             x0, top, x1, bottom = box(i)
             between = text[i + 1:visible[n + 1]] if n + 1 < len(visible) else ""
             after = "\n" if "\n" in between or "\r" in between else (" " if between else "")
+            run = bisect.bisect_right(starts, i) - 1
             glyphs.append(_Glyph(text[i], x0, top, x1, bottom, n, after, (top + bottom) / 2, (x0 + x1) / 2,
-                                 max(bottom - top, 0.5)))
+                                 max(bottom - top, 0.5), run >= 0 and i < turned[run][1]))
         glyphs.sort(key=lambda g: (g.middle, g.x0))
         return cls(tuple(glyphs), tuple(g.middle for g in glyphs))
 
@@ -720,6 +827,9 @@ class _Glyphs:
         x0, top, x1, bottom = box
         low, high = bisect.bisect_left(self.middles, top), bisect.bisect_right(self.middles, bottom)
         inside = [g for g in self.glyphs[low:high] if x0 <= g.centre <= x1]
+        turned = [g for g in inside if g.turned]
+        if turned:
+            inside = [g for g in inside if not g.turned]
         lines: list[list[_Glyph]] = []
         for glyph in inside:  # already sorted by their middles
             if lines and glyph.middle - lines[-1][0].middle <= 0.5 * min(glyph.height, lines[-1][0].height):
@@ -739,6 +849,18 @@ class _Glyphs:
                     parts.append(" ")
                 parts.append(glyph.char)
             out.append("".join(parts))
+        if turned:
+            # Rotated text (a column header set up the page) reads in content order, with pdfium's
+            # spaces, a line where pdfium broke one; it stands where its highest glyph is.
+            turned.sort(key=lambda g: g.index)
+            parts = [turned[0].char]
+            for before, glyph in itertools.pairwise(turned):
+                joined = glyph.index == before.index + 1 and before.after != "\n"
+                parts.append((" " if before.after == " " else "") if joined else "\n")
+                parts.append(glyph.char)
+            top = min(g.top for g in turned)
+            at = sum(1 for line in lines if line[0].middle < top)
+            out.insert(at, "".join(parts))
         return "\n".join(out)
 
 
@@ -875,14 +997,163 @@ def _furniture_lines(pages: Sequence[_Page]) -> set[str]:
             counts.update(keys - {None})
         needed = max(2, share * len(group))
         repeated |= {key for key, n in counts.items() if n >= needed}
-    return repeated
+    return repeated | _numbered_series(with_text)
+
+
+def _numbered_series(pages: Sequence[_Page]) -> set[str]:
+    """Keys (:func:`_series_key`) of running footers and headers whose text changes (the chapter's
+    title) beside a page number that follows the page sequence.
+
+    A candidate is the outermost line of a page's top or bottom band (rotated text and bare page
+    numbers aside), set off from the body by a paragraph's gap, no larger than the body text, that
+    starts or ends in a page number (arabic or lower-case roman), without dot leaders. Candidates at
+    the same place — band, side of the number, height, within two points of each other — form a
+    series, and the longest run of them whose numbers follow the pages is furniture when it covers
+    :data:`SERIES_PAGES` pages and :data:`SERIES_SHARE` of the pages with text. Following the pages:
+    a later page's number exceeds an earlier one's by at least the pages between them (a document
+    of sampled pages skips more, never fewer; left and right pages are separate series, the number
+    being on their outer sides), and roman front matter may give way to arabic numbers once."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for line in page.lines:
+            if line.size > 0:
+                sizes[line.size] += len(line.text)
+    if not sizes:
+        return set()
+    body = sizes.most_common(1)[0][0]
+    groups: dict[tuple[str, str, int], list[_Candidate]] = {}
+    for index, page in enumerate(pages):
+        lines = [x for x in page.lines if not x.turned and not _PAGE_NUMBER.match(x.text)]
+        if not lines:
+            continue
+        for band, line in (("top", min(lines, key=lambda x: x.top)), ("bottom", max(lines, key=lambda x: x.bottom))):
+            number = _page_number_of(line, page, band, lines, body)
+            if number is not None:
+                side, kind, value, text = number
+                groups.setdefault((band, side, round(line.height)), []).append(
+                    _Candidate(line.top, kind, value - index, index, line, text))
+    with_text = sum(1 for page in pages if page.lines)
+    keys: set[str] = set()
+    for candidates in groups.values():
+        candidates.sort(key=lambda c: c.top)
+        place: list[_Candidate] = []
+        for candidate in candidates:  # one place: tops within two points of the one before
+            if place and candidate.top - place[-1].top > 2.0:
+                keys |= _following_pages(place, pages, with_text)
+                place = []
+            place.append(candidate)
+        keys |= _following_pages(place, pages, with_text)
+    return keys
+
+
+class _Candidate(NamedTuple):
+    """A line that may be a numbered running footer or header (see :func:`_numbered_series`)."""
+
+    top: float
+    kind: int  # 0: a roman page number, 1: an arabic one
+    offset: int  # the page number less the page's index
+    index: int  # the page's index
+    line: _Line
+    text: str  # the line without its page number
+
+
+def _page_number_of(line: _Line, page: _Page, band: str, lines: Sequence[_Line],
+                    body: float) -> tuple[str, int, int, str] | None:
+    """``(side, kind, number, text)`` of a candidate line (see :func:`_numbered_series`): the side its
+    page number is on, 0 for a roman number and 1 for an arabic one, its value and the line's text
+    without it; else None."""
+    if not _in_edge_band(line.top, line.bottom, page) or (line.size and line.size > body + 0.25):
+        return None
+    match = _NUMBERED_LINE.match(line.text)
+    if match is None or _LEADERS.search(line.text):
+        return None
+    text, number = (match["after"], match["lead"]) if match["lead"] else (match["before"], match["trail"])
+    if len(_LETTERS.findall(text)) < 2:
+        return None
+    if number.isdigit():
+        kind, value = 1, int(number)
+    elif _ROMAN.match(number):
+        kind, value = 0, _roman_value(number)
+    else:
+        return None
+    # Set off from the body: no other line within a paragraph's gap on its inner side.
+    gap = PARAGRAPH_GAP * line.height
+    if band == "bottom":
+        inner = [x.bottom for x in lines if x is not line and x.top < line.top - 0.5 * line.height]
+        if inner and line.top - max(inner) < gap:
+            return None
+    else:
+        inner = [x.top for x in lines if x is not line and x.bottom > line.bottom + 0.5 * line.height]
+        if inner and min(inner) - line.bottom < gap:
+            return None
+    return ("lead" if match["lead"] else "trail"), kind, value, text
+
+
+def _roman_value(numeral: str) -> int:
+    values = [_ROMAN_VALUES[c] for c in numeral]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+
+
+def _following_pages(place: Sequence[_Candidate], pages: Sequence[_Page], with_text: int) -> set[str]:
+    """The keys of the longest run of candidates at one place whose numbers follow the pages: in
+    page order, (kind, number - page index) never decreasing (a longest non-decreasing
+    subsequence) — when some text in it recurs (a chapter's title on its pages, a constant
+    footer): headings numbered 1, 2, 3 atop pages 1, 2, 3 follow the pages too, but never
+    repeat."""
+    if len(place) < SERIES_PAGES:
+        return set()
+    ordered = sorted(place, key=lambda c: c.index)
+    tails: list[tuple[int, int]] = []  # smallest last key of a run of each length
+    tail_at: list[int] = []
+    previous: list[int] = []
+    for position, candidate in enumerate(ordered):
+        key = (candidate.kind, candidate.offset)
+        length = bisect.bisect_right(tails, key)
+        previous.append(tail_at[length - 1] if length else -1)
+        if length == len(tails):
+            tails.append(key)
+            tail_at.append(position)
+        else:
+            tails[length], tail_at[length] = key, position
+    if len(tails) < max(SERIES_PAGES, SERIES_SHARE * with_text):
+        return set()
+    run: list[_Candidate] = []
+    position = tail_at[-1]
+    while position >= 0:
+        run.append(ordered[position])
+        position = previous[position]
+    if len({c.text for c in run}) == len(run):
+        return set()
+    return {_series_key(c.line, pages[c.index]) for c in run}
+
+
+def _series_key(line: _Line, page: _Page) -> str:
+    """One line on one page (a member of a numbered series)."""
+    return f"series:{page.number}:{line.top:.2f}:{line.text}"
 
 
 def _is_furniture(line: _Line, page: _Page, repeated: set[str]) -> bool:
+    if line.turned and _in_margin(line, page):
+        return True
     key = _edge_key(line, page)
     if key is None:
         return False
-    return key in repeated or bool(_PAGE_NUMBER.match(line.text))
+    return key in repeated or bool(_PAGE_NUMBER.match(line.text)) or _series_key(line, page) in repeated
+
+
+def _in_margin(line: _Line, page: _Page) -> bool:
+    """Whether a line lies in the page's left or right margin band (:data:`EDGE_BAND` of its width),
+    clear of every upright line and table: a rotated label there (a printer's job slug up the
+    edge, a "PROPOSALS" sidebar, a figure's file tag) is no part of the body. Rotated text among
+    the body's columns (a table's column header, a turned figure label) stays text, and so does a
+    page whose text is mostly rotated (landscape text set on a portrait page, its page number
+    upright)."""
+    if page.width <= 0 or not (line.x1 <= page.width * EDGE_BAND or line.x0 >= page.width * (1 - EDGE_BAND)):
+        return False
+    boxes = [(x.x0, x.x1) for x in page.lines if not x.turned] + [(t.bbox[0], t.bbox[2]) for t in page.tables]
+    if not boxes or sum(len(x.text) for x in page.lines if x.turned) * 2 > sum(len(x.text) for x in page.lines):
+        return False
+    return line.x1 <= min(b[0] for b in boxes) or line.x0 >= max(b[1] for b in boxes)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ from __future__ import annotations
 import codecs
 import io
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fixtures.files import (
@@ -600,6 +602,97 @@ def test_pdf_table_cells_read_in_visual_order(tmp_path: Path) -> None:
     assert [list(row) for row in tables[0].rows] == rows
 
 
+def _ruled_table_with_turned_header(pdf: Any, x: float, y: float, headers: Sequence[str],
+                                    rows: Sequence[Sequence[str]], header_height: float = 32.0) -> None:
+    """A ruled table whose column headers (after the first) are set up the page (turned 90°, read
+    bottom to top), as manuals set narrow columns of marks."""
+    from fixtures.files import FONT_FAMILY
+
+    widths = [60.0] + [12.0] * (len(headers) - 1)
+    pdf.set_font(FONT_FAMILY, size=9)
+    pdf.set_line_width(0.3)
+    left = x
+    for column, (width, header) in enumerate(zip(widths, headers, strict=True)):
+        pdf.rect(left, y, width, header_height)
+        if column == 0:
+            pdf.text(left + 2, y + header_height - 3, header)
+        else:
+            with pdf.rotation(90, left + 8, y + header_height - 2):
+                pdf.text(left + 8, y + header_height - 2, header)
+        for r, row in enumerate(rows):
+            pdf.rect(left, y + header_height + 7 * r, width, 7)
+            pdf.text(left + 2, y + header_height + 7 * r + 5, row[column])
+        left += width
+
+
+def test_pdf_rotated_column_headers_read_as_words(tmp_path: Path) -> None:
+    """Column headers turned up the page came out reversed and letter-spaced, "L T C B O J *" for
+    "*JOBCTL" (the cell reader sorted the glyphs as if they lay on one line): rotated text is read
+    in pdfium's content order, bottom to top, with its word spaces — inside cells and on the page."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    pdf = _new_pdf(page_numbers=False)
+    pdf.add_page()
+    pdf.set_font(FONT_FAMILY, size=11)
+    pdf.text(20, 30, "표 2-2 기능 사용 ID와 권한 비교 Comparison of function usage IDs")
+    headers = ["User action 사용자 작업", "*JOBCTL", "QIBM_DB_SECADM", "권한 없음"]
+    _ruled_table_with_turned_header(pdf, 20, 40, headers, [["SET CURRENT DEGREE", "X", "", "X"],
+                                                           ["CHGQRYA 명령", "X", "X", ""]])
+    # A label set up the page among the body's text (not in the margin) is text, read as words.
+    pdf.set_font(FONT_FAMILY, size=11)
+    for n in range(6):
+        pdf.text(20, 120 + 6 * n, f"본문 {n + 1}번째 줄입니다. Body line {n + 1} of the page.")
+    with pdf.rotation(90, 150, 150):
+        pdf.text(150, 150, "세로 제목 Vertical label")
+    path = tmp_path / "turned.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    tables = [b.table for b in doc.blocks if b.table is not None]
+    assert len(tables) == 1
+    assert list(tables[0].rows[0]) == headers
+    assert list(tables[0].rows[1]) == ["SET CURRENT DEGREE", "X", "", "X"]
+    assert "세로 제목 Vertical label" in doc.text.split("\n")
+    assert not doc.furniture
+
+
+def test_pdf_rotated_text_in_the_margin_is_furniture(tmp_path: Path) -> None:
+    """A printer's slug set up the left edge ("… with PROPOSALS") and a figure's file tag down the
+    right one leaked into the text as fragments ("OP", "OSAL", "S", "/GPH>"): rotated text in the
+    margin, clear of the body's lines, is furniture — kept with its page, not in the text."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    pdf = _new_pdf(page_numbers=False)
+    for page in range(1, 4):
+        pdf.add_page()
+        pdf.set_font(FONT_FAMILY, size=11)
+        for n in range(8):
+            pdf.text(25, 40 + 7 * n, f"{page}쪽 본문 {n + 1}번째 줄: the proposed rule applies to operators.")
+        pdf.set_font(FONT_FAMILY, size=7)
+        with pdf.rotation(90, 8, 250):
+            pdf.text(8, 250, "jbell on DSKJLSW7X2PROD with PROPOSALS 제안")
+        if page == 2:
+            with pdf.rotation(-90, 204, 60):
+                pdf.text(204, 60, "EP06AU20.017</GPH> 그림")
+    # A page of landscape text set on a portrait page, its page number upright: its first line is
+    # in the margin band and clear of the page number, but it is the page's body.
+    pdf.add_page()
+    pdf.set_font(FONT_FAMILY, size=11)
+    landscape = [f"가로 쪽 {n + 1}번째 줄: landscape text line {n + 1}" for n in range(5)]
+    for n, line in enumerate(landscape):
+        with pdf.rotation(90, 15 + 8 * n, 250):
+            pdf.text(15 + 8 * n, 250, line)
+    pdf.text(100, 285, "- 4 -")
+    path = tmp_path / "slug.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    assert all(line in doc.text for line in landscape)
+    slug = "jbell on DSKJLSW7X2PROD with PROPOSALS 제안"
+    assert [(b.text, b.locator.page) for b in doc.furniture] == [
+        (slug, 1), ("EP06AU20.017</GPH> 그림", 2), (slug, 2), (slug, 3), ("- 4 -", 4)], "the tag is in the top half"
+    assert "PROPOS" not in doc.text and "GPH" not in doc.text
+    assert doc.text.count("the proposed rule applies to operators.") == 24
+
+
 def test_a_page_printed_twice_keeps_its_text(tmp_path: Path) -> None:
     """A three-page report whose last two pages are the same page: every line at their top repeated
     on two of three pages, and was set aside as a running header."""
@@ -700,6 +793,59 @@ def test_html_hidden_elements_are_not_text(tmp_path: Path) -> None:
     path.write_text(page, "utf-8")
     doc = parse(path)
     assert [(b.kind, b.text) for b in doc.blocks] == [("heading", "연차 보고서"), ("paragraph", "본문입니다. Visible text.")]
+
+
+def test_pdf_running_footers_whose_text_changes_by_chapter_are_furniture(tmp_path: Path) -> None:
+    """A manual's right-hand pages end "Chapter 3. Row and Column Access Control 27", its front matter
+    "© Copyright … iii": the chapter title changes, so the footer repeats on too few pages to be
+    taken for a running footer, and it stayed in the text. A line at the page's edge, set off from
+    the body, that carries a page number which follows the pages (roman, then arabic) is one."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    chapters = {1: "Chapter 1. 개요 Introduction", 3: "Chapter 1. 개요 Introduction", 5: "Chapter 2. 보안 설정 Security",
+                7: "Chapter 2. 보안 설정 Security", 9: "Chapter 3. 부록 Appendix"}
+    footers = ["© Copyright 2026 국회입법조사처. All rights reserved. i",
+               "© Copyright 2026 국회입법조사처. All rights reserved. ii"]
+    for printed in range(1, 10):
+        footers.append(f"{chapters[printed]} {printed}" if printed % 2 else f"{printed} 연차 보고서 Annual Report")
+    pdf = _new_pdf(page_numbers=False)
+    for page, footer in enumerate(footers, start=1):
+        pdf.add_page()
+        pdf.set_font(FONT_FAMILY, size=10.5)
+        for n in range(6):
+            pdf.text(20, 40 + 6 * n, f"{page}쪽 {n + 1}번째 줄: 행과 열의 접근 제어 rules apply to table {n + 1}")
+        pdf.set_font(FONT_FAMILY, size=8.5)
+        pdf.text(20 if footer[0].isdigit() else 110, 285, footer)
+    path = tmp_path / "manual.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    assert [b.text for b in doc.furniture] == footers
+    assert "Chapter" not in doc.text and "Copyright" not in doc.text
+    assert doc.text.count("rules apply to table") == 6 * len(footers)
+
+
+def test_pdf_numbered_lines_at_the_page_edge_that_do_not_repeat_stay_text(tmp_path: Path) -> None:
+    """Headings numbered 1, 2, 3 atop pages 1, 2, 3 follow the pages like page numbers would, and a
+    page that ends on a sentence ending in a year is a number at the edge: neither repeats any text,
+    so neither is a running header or footer."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    headings = ["1 서론 Introduction", "2 연구 방법 Methods", "3 결과 Results", "4 논의 Discussion"]
+    endings = ["예산은 2024", "집행률은 2025", "평가는 2026", "계획은 2027"]
+    pdf = _new_pdf(page_numbers=False)
+    for heading, ending in zip(headings, endings, strict=True):
+        pdf.add_page()
+        pdf.set_font(FONT_FAMILY, size=10.5)
+        pdf.text(20, 15, heading)
+        for n in range(6):
+            pdf.text(20, 40 + 6 * n, f"{n + 1}번째 줄: 행과 열의 접근 제어 rules apply to table {n + 1}")
+        pdf.text(20, 285, ending)
+    path = tmp_path / "paper.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    assert not doc.furniture
+    for line in headings + endings:
+        assert line in doc.text
 
 
 def test_pdf_lines_ending_in_a_space_do_not_break_their_paragraph(tmp_path: Path) -> None:
