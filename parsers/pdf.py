@@ -561,7 +561,8 @@ def _outside_tables(text: str, start: int, end: int, box, table_boxes) -> list[_
     pieces: list[list[tuple[str, tuple[float, float, float, float] | None]]] = [[]]
     for i in range(start, end):
         char_box = None if text[i].isspace() else box(i)
-        inside = char_box is not None and any(_contains(t, char_box) for t in table_boxes)
+        x = ink_centre(text, box, i) if char_box is not None else 0.0
+        inside = char_box is not None and any(_contains(t, x, char_box) for t in table_boxes)
         if inside:
             if pieces[-1]:
                 pieces.append([])
@@ -581,10 +582,29 @@ def _overlaps(a: Sequence[float], b: Sequence[float]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _contains(table: Sequence[float], char: Sequence[float]) -> bool:
-    x = (char[0] + char[2]) / 2
+def _contains(table: Sequence[float], x: float, char: Sequence[float]) -> bool:
     y = (char[1] + char[3]) / 2
     return table[0] <= x <= table[2] and table[1] <= y <= table[3]
+
+
+def ink_centre(text: str, box: _CharBox, index: int) -> float:
+    """Where the glyph at ``index`` is centred, horizontally. pdfium boxes a glyph by its font's
+    bounding box in some fonts: every digit 11 pt wide where it advances 5.5, so the last digit of
+    "△9.96" set flush with a table's right rule had its box's centre outside the table and read as a
+    stray "6" above it ("△9.9" in the cell). A box wider than the glyph's advance (to the next glyph
+    of its line, or the previous glyph's, for the last one) is centred on that advance."""
+    x0, top, x1, bottom = box(index)
+    width = x1 - x0
+    for other in (index + 1, index - 1):
+        if not 0 <= other < len(text) or text[other].isspace():
+            continue
+        n0, n_top, _, n_bottom = box(other)
+        if abs((n_top + n_bottom) - (top + bottom)) >= bottom - top:
+            continue  # not on this glyph's line
+        advance = n0 - x0 if other > index else x0 - n0
+        if 0 < advance < width:
+            return x0 + advance / 2
+    return x0 + width / 2
 
 
 def _may_have_table(page: Any) -> bool:
@@ -816,7 +836,7 @@ class _Glyphs:
             between = text[i + 1:visible[n + 1]] if n + 1 < len(visible) else ""
             after = "\n" if "\n" in between or "\r" in between else (" " if between else "")
             run = bisect.bisect_right(starts, i) - 1
-            glyphs.append(_Glyph(text[i], x0, top, x1, bottom, n, after, (top + bottom) / 2, (x0 + x1) / 2,
+            glyphs.append(_Glyph(text[i], x0, top, x1, bottom, n, after, (top + bottom) / 2, ink_centre(text, box, i),
                                  max(bottom - top, 0.5), run >= 0 and i < turned[run][1]))
         glyphs.sort(key=lambda g: (g.middle, g.x0))
         return cls(tuple(glyphs), tuple(g.middle for g in glyphs))

@@ -976,3 +976,21 @@ def test_a_parser_returning_lone_surrogates_fails_its_file_only(tmp_path, monkey
     monkeypatch.setitem(parsers.PARSERS, "txt", lambda path: Document(str(path), "txt", (Block("paragraph", "a \ud83e b"),)))
     with pytest.raises(CorruptFile, match="surrogate"):
         parse(make_txt(tmp_path / "a.txt", "a b"))
+
+
+def test_a_glyph_boxed_wider_than_it_advances_is_centred_on_its_advance():
+    """pdfium boxes each digit of some fonts 11 pt wide where it advances 5.5 pt: the last digit of
+    "△9.96", set flush with a table's right rule (x = 535.03), had its box centred outside the table
+    and became a stray "6" above it, the cell reading "△9.9". A glyph is centred on its advance (to
+    the next glyph of its line, or the previous glyph's for the last one); a glyph boxed no wider
+    than it advances (Hangul, or one alone) keeps its box's centre."""
+    from parsers.pdf import ink_centre
+
+    text = "9.96 가나"
+    boxes = {0: (515.96, 311.1, 526.99, 324.4), 1: (521.36, 311.1, 532.39, 324.4), 2: (524.12, 311.1, 535.15, 324.4),
+             3: (529.63, 311.1, 540.67, 324.4), 5: (100.0, 311.1, 112.0, 324.4), 6: (112.0, 311.1, 124.0, 324.4)}
+    box = boxes.__getitem__
+    assert ink_centre(text, box, 3) < 535.03 < (529.63 + 540.67) / 2, "the 6 is inside the table now"
+    assert ink_centre(text, box, 0) == pytest.approx(515.96 + (521.36 - 515.96) / 2)
+    assert ink_centre(text, box, 5) == pytest.approx(106.0), "a glyph as wide as its advance keeps its centre"
+    assert ink_centre(text, box, 6) == pytest.approx(118.0)
