@@ -494,6 +494,10 @@ def is_figure_row(line: str) -> bool:
 
 
 _TITLE_LINE = 60
+#: A Korean sentence ended inside the line ("…예외로 한다. <개정 2022. 12. 22.>"): not a title.
+_SENTENCE_INSIDE = re.compile(r"[다요]\.\s")
+#: A title starts with a letter, a digit or an opening bracket or quote — not a bullet ("▶ …", "※ …").
+_OPENERS = "([{<〈《「『【〔“‘\"'"
 
 
 _CLOSERS = "\"'”’)]）」』"
@@ -514,6 +518,8 @@ def is_title_line(text: str) -> bool:
     limit = 2 * _TITLE_LINE if line.isupper() else _TITLE_LINE  # "ITEM 7. MANAGEMENT’S DISCUSSION AND …"
     return (1 < len(line) <= limit and "\n" not in line and not ends_sentence(line)
             and not line.endswith((",", "，")) and not line[:1].islower() and "?" not in line
+            and not _SENTENCE_INSIDE.search(line) and not (line.isupper() and _TOC_PAGE.search(line))
+            and (line[0].isalnum() or line[0] in _OPENERS)
             and pattern_marker(line) is None and not is_figure_row(line) and not line.isdigit()
             and not _PAGE_NUMBER.match(line))
 

@@ -26,7 +26,8 @@ import bisect
 import itertools
 import re
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from classifiers.headings import Heading, ends_sentence, find_headings, is_lead_in, is_title, is_title_line
 from parsers.model import Document
@@ -57,6 +58,9 @@ class Outline:
     # header, and is left out of heading paths like a folding title. (Other bare titles stay where
     # they are: two titles set side by side read one after the other.)
     leads: tuple[bool, ...] = ()
+    # Title lines no header grammar knows (:func:`_title_lines`): end -> start. One right before a
+    # header opens that header's section (a task's title box over its ○ items).
+    titles: Mapping[int, int] = field(default_factory=dict)
 
     @classmethod
     def build(cls, doc: Document) -> Outline:
@@ -97,14 +101,15 @@ class Outline:
                 for match in _LINE.finditer(block.text):
                     if is_lead_in(match.group()):
                         glue_ends.setdefault(b_start + match.end(), b_start + match.start())
-        for title_end, title_start in _title_lines(doc).items():
+        titles = _title_lines(doc)
+        for title_end, title_start in titles.items():
             glue_ends.setdefault(title_end, title_start)
         hidden = tuple((fold and heading.title) or lead
                        for fold, lead, heading in zip(folds, leads, headings, strict=True))
         slides = tuple(block.locator.slide for block in doc.blocks)
         scopes = slides if any(slide is not None for slide in slides) else ()
         return cls(headings, tuple(h.offset for h in headings), tuple(paths), tuple(folds),
-                   hidden, glue_ends, block_starts, furniture, text, scopes, tuple(leads))
+                   hidden, glue_ends, block_starts, furniture, text, scopes, tuple(leads), titles)
 
     def _in_scope(self, heading: int, position: int) -> bool:
         """Whether the header ``heading`` still applies at ``position`` (same slide, if any)."""
@@ -200,6 +205,7 @@ _LINE = re.compile(r"[^\n]*\S")
 _FIELD = re.compile(r"^([^:：\n]{1,40})[:：]\s")
 _FIELD_LINES = 3
 _TITLE_RUN = 2  # a chapter divider's "CHAPTER 5" / "ADDITIONAL RESPONSIBILITIES"
+_TITLE_BOX = 150  # characters of a one-row table that titles what follows it
 
 
 def _title_lines(doc: Document) -> dict[int, int]:
@@ -210,7 +216,7 @@ def _title_lines(doc: Document) -> dict[int, int]:
     A title line is a paragraph block of one line (:func:`is_title_line`) with a block after it (at
     most two in a row: more are a list), or
     a line inside a block after a finished sentence and before a line that does not go on in lower
-    case (a PDF's "…affected operators." / "Authority for This Rulemaking" / "Title 49 …"). A line
+    case, or a short table of one row (a title set in a box, as Korean reports do) (a PDF's "…affected operators." / "Authority for This Rulemaking" / "Title 49 …"). A line
     that opens with a field name the document repeats ("Related Keywords: Search, Retrieval") is a
     field of a record, not a title."""
     paragraphs = [(index, block, b_start) for index, (block, (b_start, _)) in enumerate(zip(doc.blocks, doc.spans, strict=True))
@@ -223,6 +229,12 @@ def _title_lines(doc: Document) -> dict[int, int]:
         return is_title_line(line) and not (field and labels[field.group(1).strip()] >= _FIELD_LINES)
 
     titles: dict[int, int] = {}
+    for index, (block, (b_start, _)) in enumerate(zip(doc.blocks, doc.spans, strict=True)):
+        # A title set in a box: a table of one row ("스마트폰을 통한 전자증명서 발급 (20년말 100종) |
+        # 행안부", "참고 2 | 주요 과제별 추진일정") over the ○ items or the table it names.
+        if block.kind == "table" and block.table is not None and len(block.table.rows) == 1 \
+                and index + 1 < len(doc.blocks) and len(block.text.strip()) <= _TITLE_BOX:
+            titles[b_start + len(block.text.rstrip())] = b_start + len(block.text) - len(block.text.lstrip())
     whole = {index for index, block, _ in paragraphs if index + 1 < len(doc.blocks) and is_title(block.text.strip())}
     for index, block, b_start in paragraphs:
         last = index + 1 == len(doc.blocks)

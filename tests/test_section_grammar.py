@@ -613,7 +613,8 @@ def test_unstructured_text_is_packed_by_whole_entries_of_a_glossary(counter):
 
 
 @pytest.mark.parametrize("line", ["(Applause.)", "And they all said, “I think you’re right.”", "what was it in 2010? 64.48",
-                                  "and the rest of the year", "1.", "- 3 -"])
+                                  "and the rest of the year", "1.", "- 3 -", "되는 경우는 예외로 한다. <개정 2022. 12. 22.>",
+                                  "▶ 개인정보보호 종합포털 → 민원마당", "ACKNOWLEDGEMENTS 23"])
 def test_not_title_lines(line):
     from classifiers.headings import is_title_line
 
@@ -639,3 +640,22 @@ def test_back_matter_is_never_packed_with_the_body(counter):
     last_article = next(c for c in chunks if "제8조(규정의 개정)" in c.text)
     assert "시행한다" not in last_article.text
     assert all(c.group == "back matter" for c in chunks if "시행한다" in c.text)
+
+
+def test_a_title_set_in_a_one_row_table_opens_the_section_after_it(counter):
+    """Korean plans set each task's title in a box — a table of one row — over its ○ items: the box
+    opens the task's section instead of ending the chunk before it."""
+    from parsers.model import Table
+
+    items = "\n\n".join(f"○ 과제 {n}의 세부 내용으로 각 부처와 지자체가 함께 서비스를 단계적으로 확대하고 제도를 정비함" * 3
+                        for n in range(3))
+    blocks: list[Block] = [Block("paragraph", "□ 추진 과제")]
+    for n in range(1, 5):
+        box = Table(((f"과제 {n}. 전자증명서 발급·유통 (20년말 100종)", "행안부"),), header_rows=0)
+        blocks += [Block("table", box.render(), table=box), *(Block("paragraph", p) for p in items.split("\n\n"))]
+    doc = Document("x.hwp", "hwp", tuple(blocks))
+    chunks = split_document(doc, "section", counter, Budget(50, 300, 320, pack=200))
+    assert chunks[0].text.startswith("□ 추진 과제\n\n과제 1. 전자증명서")
+    for n in range(2, 5):
+        assert any(c.text.startswith(f"과제 {n}. 전자증명서") for c in chunks), n
+    assert not any(c.text.rstrip().endswith("행안부") for c in chunks)
