@@ -95,12 +95,21 @@ class Outline:
                 if lead:
                     glue_ends[end] = heading.offset
             leads.append(lead)
-        # A lead-in line ("다음 각 호의 경우는 제외한다:") glues to the list it introduces.
+        # A lead-in line ("다음 각 호의 경우는 제외한다:") glues to the list it introduces — from the
+        # end of its sentence, when that wraps on over a line or two ("…다음 각 호의 어느 하나에" /
+        # "해당하는 경우에는 면직된다.").
         for block, (b_start, _) in zip(doc.blocks, doc.spans, strict=True):
             if block.kind in ("paragraph", "list_item"):
-                for match in _LINE.finditer(block.text):
+                lines = list(_LINE.finditer(block.text))
+                for number, match in enumerate(lines):
                     if is_lead_in(match.group()):
                         glue_ends.setdefault(b_start + match.end(), b_start + match.start())
+                        if ends_sentence(match.group()):
+                            continue
+                        for wrapped in lines[number + 1:number + 1 + _LEAD_IN_WRAP]:
+                            if is_lead_in(wrapped.group()) or ends_sentence(wrapped.group()):
+                                glue_ends.setdefault(b_start + wrapped.end(), b_start + match.start())
+                                break
         titles = _title_lines(doc)
         for title_end, title_start in titles.items():
             glue_ends.setdefault(title_end, title_start)
@@ -205,6 +214,7 @@ _LINE = re.compile(r"[^\n]*\S")
 _FIELD = re.compile(r"^([^:：\n]{1,40})[:：]\s")
 _FIELD_LINES = 3
 _TITLE_RUN = 2  # a chapter divider's "CHAPTER 5" / "ADDITIONAL RESPONSIBILITIES"
+_LEAD_IN_WRAP = 2  # lines a lead-in sentence may wrap on to
 _TITLE_BOX = 150  # characters of a one-row table that titles what follows it
 
 

@@ -659,3 +659,17 @@ def test_a_title_set_in_a_one_row_table_opens_the_section_after_it(counter):
     for n in range(2, 5):
         assert any(c.text.startswith(f"과제 {n}. 전자증명서") for c in chunks), n
     assert not any(c.text.rstrip().endswith("행안부") for c in chunks)
+
+
+def test_a_wrapped_lead_in_keeps_its_list(counter):
+    """A lead-in whose sentence wraps on ("…다음 각 호의 직종에 대한 원활한 인력수급을" / "위하여 …
+    실시할 수 있다.") is followed by its items, not by sections: they neither head chunks nor leave
+    the lead-in at the end of the chunk before."""
+    body = "국가와 지방자치단체는 직업능력개발훈련을 실시하고 그 결과를 평가하여 공개하여야 한다. " * 8
+    block = ("② 국가와 지방자치단체는\n다음 각 호의 직종에 대한 원활한 인력수급을\n위하여 필요한 훈련을 실시할 수 있다.\n"
+             "1. 국가경제의 기간이 되는 산업 중 인력이 부족한 직종\n2. 국가전략산업 중 인력이 부족한 직종\n"
+             "3. 그 밖에 대통령령으로 정하는 직종")
+    doc = _doc(f"1. 사업근거\n\n① 법령상 근거\n\n{body}\n\n{block}\n\n{body}")
+    assert not [h.text for h in find_headings(doc) if h.text.startswith(("1. 국가", "2. 국가", "3. 그"))]
+    chunks = split_document(doc, "section", counter, Budget(20, 150, 160, pack=100))
+    assert not any(c.text.rstrip().endswith("실시할 수 있다.") for c in chunks)
