@@ -328,7 +328,7 @@ def scan(doc: Document, max_lines: int | None = None) -> Scan:
             if previous_text is not None and _SENTENCE_END.search(previous_text):
                 # A lead-in whose sentence wrapped on ("…다음 각 호의 직종에 대한" / "…실시할 수 있다."):
                 # what follows its end is its list, as after a lead-in on one line.
-                opener = next((lines[p].text for p in range(position - 2, max(position - 2 - _LEAD_IN_WRAP, -1), -1)
+                opener = next((lines[p].text for p in range(position - 2, max(position - 2 - LEAD_IN_WRAP, -1), -1)
                                if lines[p].block == line.block and _LIST_INTRO.search(lines[p].text)), None)
                 previous_text = opener or previous_text
             plausible = is_header_line(line.text, marker, previous_text, line.first_in_block,
@@ -501,7 +501,7 @@ def is_figure_row(line: str) -> bool:
 
 
 _TITLE_LINE = 60
-_LEAD_IN_WRAP = 2  # lines a lead-in sentence may wrap on to
+LEAD_IN_WRAP = 2  # lines a lead-in sentence may wrap on to
 #: A Korean sentence ended inside the line ("…예외로 한다. <개정 2022. 12. 22.>"): not a title.
 _SENTENCE_INSIDE = re.compile(r"[다요]\.\s")
 #: A title starts with a letter, a digit or an opening bracket or quote — not a bullet ("▶ …", "※ …").

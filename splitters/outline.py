@@ -29,7 +29,15 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from classifiers.headings import Heading, ends_sentence, find_headings, is_lead_in, is_title, is_title_line
+from classifiers.headings import (
+    LEAD_IN_WRAP,
+    Heading,
+    ends_sentence,
+    find_headings,
+    is_lead_in,
+    is_title,
+    is_title_line,
+)
 from parsers.model import Document
 
 HeadingPath = tuple[str, ...]
@@ -106,7 +114,7 @@ class Outline:
                         glue_ends.setdefault(b_start + match.end(), b_start + match.start())
                         if ends_sentence(match.group()):
                             continue
-                        for wrapped in lines[number + 1:number + 1 + _LEAD_IN_WRAP]:
+                        for wrapped in lines[number + 1:number + 1 + LEAD_IN_WRAP]:
                             if is_lead_in(wrapped.group()) or ends_sentence(wrapped.group()):
                                 glue_ends.setdefault(b_start + wrapped.end(), b_start + match.start())
                                 break
@@ -214,7 +222,6 @@ _LINE = re.compile(r"[^\n]*\S")
 _FIELD = re.compile(r"^([^:：\n]{1,40})[:：]\s")
 _FIELD_LINES = 3
 _TITLE_RUN = 2  # a chapter divider's "CHAPTER 5" / "ADDITIONAL RESPONSIBILITIES"
-_LEAD_IN_WRAP = 2  # lines a lead-in sentence may wrap on to
 _TITLE_BOX = 150  # characters of a one-row table that titles what follows it
 
 
@@ -223,12 +230,16 @@ def _title_lines(doc: Document) -> dict[int, int]:
     chapter divider's lines, a glossary's term), which glue to what follows them: a cut right after
     one would leave it at the end of a chunk, cut off from what it names.
 
-    A title line is a paragraph block of one line (:func:`is_title_line`) with a block after it (at
-    most two in a row: more are a list), or
-    a line inside a block after a finished sentence and before a line that does not go on in lower
-    case, or a short table of one row (a title set in a box, as Korean reports do) (a PDF's "…affected operators." / "Authority for This Rulemaking" / "Title 49 …"). A line
-    that opens with a field name the document repeats ("Related Keywords: Search, Retrieval") is a
-    field of a record, not a title."""
+    A title line is one of:
+
+    - a paragraph block of one line (:func:`is_title_line`) with a block after it, at most two in a
+      row (more are a list: abbreviations, names);
+    - a line inside a block after a finished sentence and before a line that does not go on in
+      lower case (a PDF's "…affected operators." / "Authority for This Rulemaking" / "Title 49 …");
+    - a short table of one row: a title set in a box, as Korean plans title each task.
+
+    A line that opens with a field name the document repeats ("Related Keywords: Search, Retrieval")
+    is a field of a record, not a title."""
     paragraphs = [(index, block, b_start) for index, (block, (b_start, _)) in enumerate(zip(doc.blocks, doc.spans, strict=True))
                   if block.kind == "paragraph"]
     labels = Counter(m.group(1).strip() for _, block, _ in paragraphs for line in block.text.split("\n")
