@@ -35,7 +35,7 @@ from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 
-from parsers.model import BLOCK_SEPARATOR, Block, Document, Table
+from parsers.model import BLOCK_SEPARATOR, Block, Document, PackedRows, Table
 from splitters.chunk import Budget, Chunk, TokenCounter
 from splitters.columns import column_groups, has_key_column
 from splitters.outline import Outline, common_prefix
@@ -407,7 +407,8 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
     def cut(s: int, e: int, room: int) -> list[tuple[int, int]]:
         return split_text(text, s, e, count, room)
 
-    segments = []
+    segments: list[_Segment] = []
+    label_end = -1  # where the last row ends, when it is a group label (see _is_group_label)
     for row_start, row_end, row_index in spans:
         rs, re_ = max(row_start, start), min(row_end, end)
         if rs >= re_:
@@ -419,14 +420,34 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
             for index in [row_index] if data else range(table.header_rows):  # header rows one by one
                 segments.extend(_Segment(s, e, prefix, whole=True, sealed=data) for s, e, prefix
                                 in column_groups(text, table, index, rows[index][0], count, limit, cut, key))
+            label_end = -1
             continue
         pieces = split_text(text, rs, re_, count, max(room, 1))
         if len(pieces) == 1:  # a whole row: its count goes with it, for packing
             (ps, pe), = pieces
-            segments.append(_Segment(ps, pe, row_header, True, own=count(text[ps:pe])))
+            segment = _Segment(ps, pe, row_header, True, own=count(text[ps:pe]))
+            previous = segments[-1] if segments else None
+            if previous is not None and label_end == previous.end and previous.whole and not previous.sealed \
+                    and count(previous.header + text[previous.start:pe]) <= limit:
+                segment = _Segment(previous.start, pe, previous.header, True)  # a group label and its first row
+                segments.pop()
+            segments.append(segment)
+            label_end = pe if row_index >= table.header_rows and _is_group_label(table, row_index) else -1
         else:
             segments.extend(_Segment(ps, pe, row_header) for ps, pe in pieces)
+            label_end = -1
     return segments
+
+
+def _is_group_label(table: Table, index: int) -> bool:
+    """Whether a row of a document's table only names the group of rows under it ("2. 공공부문
+    마이데이터 활성화", "6. 계약의 체결 또는 이행 과정에서 …"): one value, in one cell or spread over
+    merged ones. A piece never ends with it: its rows would be cut from their group. (A sheet's
+    packed rows are not looked at: a sheet's group column repeats on every row or stays blank.)"""
+    if isinstance(table.rows, PackedRows):
+        return False
+    cells = table.rows[index]
+    return len(cells) > 1 and len({cell for cell in cells if cell}) == 1
 
 
 def _row_spans(table: Table, block_start: int) -> list[tuple[int, int, int]]:

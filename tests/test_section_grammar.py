@@ -673,3 +673,22 @@ def test_a_wrapped_lead_in_keeps_its_list(counter):
     assert not [h.text for h in find_headings(doc) if h.text.startswith(("1. 국가", "2. 국가", "3. 그"))]
     chunks = split_document(doc, "section", counter, Budget(20, 150, 160, pack=100))
     assert not any(c.text.rstrip().endswith("실시할 수 있다.") for c in chunks)
+
+
+def test_a_table_piece_never_ends_with_a_group_label_row(counter):
+    """A row that only names the group of rows under it ("6. 계약의 체결 … 위반한 자", its sanction rows
+    below) goes with its first row when a table is cut: a piece ending with it left the rows under
+    it without their group."""
+    from parsers.model import Table
+
+    rows = [("제재대상", "제재기간")]
+    for group in range(1, 7):
+        rows.append((f"{group}. 계약 위반 {group}군",) * 2)
+        rows += [(f"- 계약상의 주요조건 {group}-{n}을 위반하여 회사에 손해를 끼친 자", f"{n}년") for n in range(1, 3)]
+    table = Table(tuple(rows))
+    doc = Document("x.docx", "docx", (Block("table", table.render(), table=table),))
+    chunks = split_document(doc, "whole", counter, Budget(20, 120, 130, pack=90))
+    assert len(chunks) > 3
+    for chunk in chunks:
+        last = chunk.text.rstrip().split("\n")[-1]
+        assert not last.startswith(tuple(f"{g}. 계약 위반" for g in range(1, 7))), last
