@@ -83,7 +83,7 @@ def _section_starts(outline: Outline) -> tuple[list[Heading], list[int]]:
     headings = list(outline.headings)
     starts = [_before_furniture(outline, h.offset) for h in headings]
     # (The first header's section does not reach back into the preamble: a document's title block.)
-    starts[1:] = [_before_titles(outline, start, before.end) for start, before in zip(starts[1:], headings, strict=False)]
+    starts[1:] = [_before_titles(outline, start, before) for start, before in zip(starts[1:], headings, strict=False)]
     for index in range(len(headings) - 2, -1, -1):
         if outline.leads[index]:
             starts[index + 1] = starts[index]
@@ -91,17 +91,17 @@ def _section_starts(outline: Outline) -> tuple[list[Heading], list[int]]:
     return headings, starts
 
 
-def _before_titles(outline: Outline, offset: int, floor: int) -> int:
-    """A header's section starts at the title lines right before it, after ``floor`` (the header
-    before it): a task's title set in a box over its ○ items opens the task's section, not the end
-    of the section before."""
-    text = outline.text
+def _before_titles(outline: Outline, offset: int, before: Heading) -> int:
+    """A header's section starts at the title lines right before it, after the header ``before``
+    it: a task's title set in a box over its ○ items opens the task's section, not the end of the
+    section before — unless that would leave the header before it with nothing after its line."""
+    text, floor = outline.text, before.end
     while True:
         end = offset
         while end > floor and text[end - 1].isspace():
             end -= 1
         start = outline.titles.get(end)
-        if start is None or start < floor or start >= offset:
+        if start is None or start < floor or start >= offset or not outline.has_content(floor, start):
             return offset
         offset = start
 

@@ -648,7 +648,7 @@ def test_a_title_set_in_a_one_row_table_opens_the_section_after_it(counter):
     from parsers.model import Table
 
     items = "\n\n".join(f"○ 과제 {n}의 세부 내용으로 각 부처와 지자체가 함께 서비스를 단계적으로 확대하고 제도를 정비함" * 3
-                        for n in range(3))
+                        + "\n* 수요가 많은 증명서부터 순차 발급" for n in range(3))
     blocks: list[Block] = [Block("paragraph", "□ 추진 과제")]
     for n in range(1, 5):
         box = Table(((f"과제 {n}. 전자증명서 발급·유통 (20년말 100종)", "행안부"),), header_rows=0)
