@@ -119,8 +119,13 @@ class Outline:
                                 glue_ends.setdefault(b_start + wrapped.end(), b_start + match.start())
                                 break
         titles = _title_lines(doc)
+        # A title box (a one-row table) only opens the section after it (see titles): glued, a box
+        # that does not fit with what follows would be cut at a word, inside its row.
+        boxes = {b_start + len(block.text.rstrip()) for block, (b_start, _) in zip(doc.blocks, doc.spans, strict=True)
+                 if block.kind == "table"}
         for title_end, title_start in titles.items():
-            glue_ends.setdefault(title_end, title_start)
+            if title_end not in boxes:
+                glue_ends.setdefault(title_end, title_start)
         hidden = tuple((fold and heading.title) or lead
                        for fold, lead, heading in zip(folds, leads, headings, strict=True))
         slides = tuple(block.locator.slide for block in doc.blocks)
