@@ -597,14 +597,14 @@ HANGUL_PAGES = {"noori": "noori.html", "table-bug": "table-bug.HTML", "sample-50
                 "chart": "chart.HTML", "outline": "outline.HTML"}
 
 
-@pytest.mark.parametrize("suffix", [".hwp", ".hwpx"])
-@pytest.mark.parametrize("name", sorted(HANGUL_PAGES))
-def test_real_files_pages_match_hanguls_own(tmp_path: Path, name: str, suffix: str) -> None:
+def _hwpjs_file(tmp_path: Path, name: str, suffix: str, export: str) -> tuple[Path, bytes]:
+    """hwpjs's fixture ``name + suffix`` written to ``tmp_path``, and the bytes of Hangul's own HTML
+    export of it (skips when the snapshot or a member is missing)."""
     git_dir = MIRROR / "ohah+hwpjs" / "repo"
     if not git_dir.is_dir():
         pytest.skip("no snapshot of ohah/hwpjs on this machine")
     found = []
-    for member in (f"{name}{suffix}", HANGUL_PAGES[name]):
+    for member in (f"{name}{suffix}", export):
         shown = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"HEAD:crates/hwp-core/tests/fixtures/{member}"],
                                capture_output=True, check=False)
         if shown.returncode:
@@ -612,7 +612,14 @@ def test_real_files_pages_match_hanguls_own(tmp_path: Path, name: str, suffix: s
         found.append(shown.stdout)
     path = tmp_path / f"{name}{suffix}"
     path.write_bytes(found[0])
-    hangul_pages = found[1].decode("utf-8", "replace").count('class="hpa"')
+    return path, found[1]
+
+
+@pytest.mark.parametrize("suffix", [".hwp", ".hwpx"])
+@pytest.mark.parametrize("name", sorted(HANGUL_PAGES))
+def test_real_files_pages_match_hanguls_own(tmp_path: Path, name: str, suffix: str) -> None:
+    path, export = _hwpjs_file(tmp_path, name, suffix, HANGUL_PAGES[name])
+    hangul_pages = export.decode("utf-8", "replace").count('class="hpa"')
     pages = [page for b in parse(path).blocks for page in (b.locator.page, b.locator.page_end) if page]
     assert pages and max(pages) == hangul_pages
 
@@ -629,19 +636,8 @@ def test_real_files_page_sizes_match_hanguls_own(tmp_path: Path, name: str, suff
     """Each page's size, from its section's page definition (HWP ``PAGE_DEF``, HWPX ``hp:pagePr``),
     is the size Hangul draws that page in its HTML export (``<div class="hpa" style="width:…mm;
     height:…mm">``), landscape sections included."""
-    git_dir = MIRROR / "ohah+hwpjs" / "repo"
-    if not git_dir.is_dir():
-        pytest.skip("no snapshot of ohah/hwpjs on this machine")
-    found = []
-    for member in (f"{name}{suffix}", HANGUL_PAGE_SIZES[name]):
-        shown = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"HEAD:crates/hwp-core/tests/fixtures/{member}"],
-                               capture_output=True, check=False)
-        if shown.returncode:
-            pytest.skip(f"{member} is not in the snapshot")
-        found.append(shown.stdout)
-    path = tmp_path / f"{name}{suffix}"
-    path.write_bytes(found[0])
+    path, export = _hwpjs_file(tmp_path, name, suffix, HANGUL_PAGE_SIZES[name])
     hangul = [(round(float(width)), round(float(height))) for width, height in
-              re.findall(r'class="hpa" style="width:([\d.]+)mm;height:([\d.]+)mm', found[1].decode("utf-8", "replace"))]
+              re.findall(r'class="hpa" style="width:([\d.]+)mm;height:([\d.]+)mm', export.decode("utf-8", "replace"))]
     ours = [(round(page.width * 25.4 / 72), round(page.height * 25.4 / 72)) for page in parse(path).properties.pages]
     assert ours and ours == hangul
