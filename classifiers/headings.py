@@ -38,7 +38,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from parsers.model import Document
+from parsers.model import Block, Document
 from parsers.tables import is_value
 
 _LEGAL = re.compile(r"^제\s?(\d+)\s?(편|장|절|관|조)(?:의\s?\d+)?")
@@ -91,6 +91,8 @@ _LIST_INTRO = re.compile(r"(:|다음과 같다\.?|다음 각 호.*|as follows\.?
 _TOC_LEADERS = re.compile(r"(?:[.·ㆍ•∙‧・．]\s?){3,}\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*$", re.IGNORECASE)
 _TOC_PAGE = re.compile(r"(?<=\S)\s+(\d{1,4})$")
 _TOC_RUN = 3
+_TOC_GAP = 13  # lines without a page number between two contents lines: at most 12 sub-entries
+_TOC_ENTRY = 80  # characters: longer is a paragraph, not an entry
 
 
 @dataclass(frozen=True)
@@ -299,6 +301,14 @@ def scan(doc: Document, max_lines: int | None = None) -> Scan:
                 continue
             if not first:
                 continue
+        elif block.kind == "table":
+            boxed = boxed_title(block)
+            if boxed is not None:
+                label, level = boxed
+                start = b_start + len(block.text) - len(block.text.lstrip())
+                declared.setdefault(len(lines), []).append(Candidate(start, b_start + len(block.text.rstrip()),
+                                                                     label, None, level))
+            continue
         elif block.kind not in ("paragraph", "list_item"):
             continue
         offset = b_start
@@ -365,6 +375,36 @@ def scan(doc: Document, max_lines: int | None = None) -> Scan:
     return Scan(tuple(candidates), len(toc), len(lines))
 
 
+#: A Korean plan sets its part and task titles in boxes (one-row tables): "Ⅰ. 개 요", "Ⅱ | 추진계획",
+#: "1 |  | 선제적·통합적 대국민 서비스 혁신", "참고 2 |  | 주요 과제별 추진일정", "붙임 |  | …".
+_BOX_PART = re.compile(r"^(?:[IVX]{1,4}|[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ])\.?$|^(?:참\s?고|붙\s?임)(?:\s*\d{1,2})?$")
+_BOX_TASK = re.compile(r"^\d{1,2}$")
+_BOX_TITLE = 60  # characters of a boxed title: longer is a sentence (a footnote set in a table)
+
+
+def boxed_title(block: Block) -> tuple[str, int] | None:
+    """The label and level (1: a part, 2: a task) of a title set in a box, or None: a one-row table
+    whose first cell is a part's number ("Ⅰ", "참고 1", "붙임") or a task's ("1") and whose only other
+    cell is a short title — or one cell that reads as a part's header ("Ⅰ. 개 요"). Without it a
+    plan's parts never appear in heading paths and the last ○ item before a part heads all of it."""
+    table = block.table
+    if table is None or len(table.rows) != 1:
+        return None
+    cells = [cell.strip() for cell in table.rows[0] if cell.strip()]
+    if len(cells) == 1:
+        marker = pattern_marker(cells[0])
+        if marker is not None and marker.family == "roman" and len(cells[0]) <= _BOX_TITLE:
+            return cells[0], 1
+        return None
+    if len(cells) != 2 or len(cells[1]) > _BOX_TITLE or _SENTENCE_END.search(cells[1]):
+        return None
+    if _BOX_PART.match(cells[0]):
+        return f"{cells[0]} {cells[1]}", 1
+    if _BOX_TASK.match(cells[0]):
+        return f"{cells[0]} {cells[1]}", 2
+    return None
+
+
 def _toc_lines(lines: list[_Line]) -> set[int]:
     """Positions of table-of-contents lines: dot leaders, or runs ending in non-decreasing page numbers."""
     toc = {i for i, line in enumerate(lines) if is_toc_line(line.text)}
@@ -382,6 +422,12 @@ def _toc_lines(lines: list[_Line]) -> set[int]:
                                         for j in run) >= 2:
             toc.update(run)
         run, last_page = ([i], page) if match else ([], -1)
+    # Entries printed without a page number between two with one are entries too: the sub-items a
+    # contents page lists under a chapter ("1. 우선 추진과제 2" / "① 선제적 … 혁신" / … / "2. 로드맵 4").
+    marked = sorted(toc)
+    for before, after in itertools.pairwise(marked):
+        if 1 < after - before <= _TOC_GAP and all(len(lines[j].text) <= _TOC_ENTRY for j in range(before + 1, after)):
+            toc.update(range(before + 1, after))
     return toc
 
 

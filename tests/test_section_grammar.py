@@ -18,7 +18,7 @@ from classifiers.headings import (
     legal_marker,
     pattern_marker,
 )
-from parsers.model import Block, Document, Locator, PageInfo, Properties
+from parsers.model import Block, Document, Locator, PageInfo, Properties, Table
 from splitters import Budget, split_document
 
 REGULATION = """제1장 총칙
@@ -273,6 +273,40 @@ def test_table_of_contents_without_leaders_is_body():
     doc = _doc(LOOSE_TOC + "\n\n1. 개요\n본문이다.\n2. 추진 현황\n현황이다.")
     texts = [h.text for h in find_headings(doc)]
     assert texts == ["1. 개요", "2. 추진 현황"], "page-numbered lines in a run are a table of contents"
+
+
+def test_contents_entries_without_a_page_number_are_contents_too():
+    """A government plan's contents page (Hangul, one paragraph per entry) lists its tasks ①–⑥ under
+    a chapter without page numbers; the last one, "⑥ …", headed 46 of the plan's 48 chunks."""
+    contents = ["순 서", "Ⅰ. 개요 1", "Ⅱ. 추진계획 2", "1. 우선 추진과제 2", "① 서비스 혁신", "② 마이데이터 활성화",
+                "③ 플랫폼 고도화", "2. 중장기 로드맵 수립 4", "Ⅲ. 추진체계 및 일정 4", "[붙임] 추진과제(상세) 8"]
+    body = ["Ⅰ. 개요", "□ 추진 배경", "○ 전자정부를 구축·운영하였다.", "□ 문제점 진단", "○ 서비스 혁신이 미흡하다."]
+    doc = Document("plan.hwp", "hwp", tuple(Block("paragraph", line) for line in contents + body), Properties())
+    texts = [h.text for h in find_headings(doc)]
+    assert texts == ["Ⅰ. 개요", "□ 추진 배경", "○ 전자정부를 구축·운영하였다.", "□ 문제점 진단", "○ 서비스 혁신이 미흡하다."]
+
+
+def _box(*cells: str) -> Block:
+    return Block("table", " | ".join(cells), table=Table((cells,), header_rows=0))
+
+
+def test_titles_set_in_boxes_head_a_plans_parts_and_tasks(counter):
+    """A Hangul plan sets its parts ("Ⅰ. 개 요"), tasks ("1 | | …") and annexes ("참고 1 | | …") in
+    one-row tables; without them the plan's last □ before a part headed every chunk after it."""
+    blocks = (_box("Ⅰ. 개 요"), Block("paragraph", "□ 추진 배경"), Block("paragraph", "○ 전자정부를 구축하였다."),
+              _box("Ⅱ. 추진계획"), _box("1", "", "선제적 서비스 혁신"), Block("paragraph", "○ 맞춤형 안내를 구현한다."),
+              _box("2", "", "마이데이터 활성화"), Block("paragraph", "○ 전자증명서를 발급한다."),
+              _box("참고 1", "", "추진전략"), Block("paragraph", "○ 비전과 원칙."),
+              # not titles: a footnote set in a table, a bullet row of an HTML list, a two-cell header row
+              _box("1", "이 표의 수치는 2019년 결산 기준이며 추정치를 포함하고 있음."), _box("•", "Expand our portfolio"),
+              _box("구분", "설명"), Block("paragraph", "끝."))
+    doc = Document("plan.hwp", "hwp", blocks, Properties())
+    headings = find_headings(doc)
+    assert [(h.text, h.level) for h in headings if h.family == "declared"] == [
+        ("Ⅰ. 개 요", 1), ("Ⅱ. 추진계획", 1), ("1 선제적 서비스 혁신", 2), ("2 마이데이터 활성화", 2), ("참고 1 추진전략", 1)]
+    chunks = split_document(doc, "section", counter, Budget(0, 30, 30))
+    path = {line: c.heading_path[:2] for c in chunks for line in ("○ 전자증명서를", "○ 비전과") if line in c.text}
+    assert path == {"○ 전자증명서를": ("Ⅱ. 추진계획", "2 마이데이터 활성화"), "○ 비전과": ("참고 1 추진전략", "○ 비전과 원칙.")}
 
 
 def test_a_table_row_read_as_a_line_is_not_a_header():
