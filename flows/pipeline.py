@@ -22,6 +22,7 @@ from classifiers import DEFAULT_RULES, Decision, build_rules, classify, gather_f
 from parsers import ParseError, parse
 from parsers.model import CELL_SEPARATOR, Document
 from splitters import Budget, Chunk, TokenCounter, cl100k_counter, get_strategy, split_document
+from splitters.chunk import cl100k_floor, counts_cl100k
 
 log = logging.getLogger(__name__)
 
@@ -99,19 +100,31 @@ def decide(doc: Document, tokens: int, config: CutConfig, name: str) -> Decision
 
 def cut_document(doc: Document, config: CutConfig, name: str) -> tuple[Decision, list[Chunk]]:
     count = _counter()
-    tokens = count(doc.text)
-    decision = decide(doc, tokens, config, name)
+    # The classifier only compares the count with the max (the short-document rule). A document
+    # that is over it by a bound found without tokenising (a tall sheet: one token a cell at least)
+    # is not counted here; it is given the bound, which no rule quotes when it is over the max.
+    floor = cl100k_floor(doc.text)
+    tokens = count(doc.text) if floor <= config.budget.max_tokens else None
+    decision = decide(doc, floor if tokens is None else tokens, config, name)
     return decision, split_document(doc, decision.strategy, _knowing(count, doc.text, tokens), config.budget)
 
 
-def _knowing(count: TokenCounter, text: str, tokens: int) -> TokenCounter:
-    """``count``, but the document's text (counted once for the classifier; a strategy counts it again
-    as its whole unit) is answered without tokenising it a second time. The counter memoises only
-    short texts, so that a document's text does not outlive the document in its memo."""
+def _knowing(count: TokenCounter, text: str, tokens: int | None) -> TokenCounter:
+    """``count``, but the document's text (a strategy may count it as its whole unit) is tokenised at
+    most once: ``tokens`` when the classifier had it counted, else the first count. The counter
+    memoises only short texts, so that a document's text does not outlive the document in its memo.
+    The wrapper counts as ``count`` does (:func:`splitters.chunk.counts_cl100k`)."""
+    known_tokens = tokens
 
     def known(candidate: str) -> int:
-        return tokens if candidate is text else count(candidate)
+        nonlocal known_tokens
+        if candidate is not text:
+            return count(candidate)
+        if known_tokens is None:
+            known_tokens = count(candidate)
+        return known_tokens
 
+    known.cl100k = counts_cl100k(count)
     return known
 
 

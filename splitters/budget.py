@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 
 from parsers.model import BLOCK_SEPARATOR, Block, Document, PackedRows, Table
-from splitters.chunk import Budget, Chunk, TokenCounter
+from splitters.chunk import WORD_END, Budget, Chunk, TokenCounter, counts_cl100k
 from splitters.columns import column_groups, has_key_column
 from splitters.outline import Outline, common_prefix
 
@@ -287,13 +287,37 @@ def _step_count(text: str, gap_start: int, segment: _Segment, count: TokenCounte
     return count(text[gap_start:segment.end])
 
 
+def _adds_up(text: str, gap_start: int, segment: _Segment) -> bool:
+    """Whether :func:`_step_count` of a cl100k counter is exactly what the segment adds to the piece
+    before it: a single line break between a letter or digit (:data:`~splitters.chunk.WORD_END`) and
+    a letter or digit is a token of its own, so the piece's count is the sum (table rows that end
+    with a word or a number; one that ends with a mark, ``.`` or ``)``, may share a token with the
+    break)."""
+    return (segment.start - gap_start == 1 and text[gap_start] == "\n" and text[segment.start].isalnum()
+            and gap_start > 0 and WORD_END.match(text, gap_start - 1) is not None)
+
+
+def _alone_count(text: str, segment: _Segment, count: TokenCounter) -> int:
+    """``count(segment.header + text[segment.start:segment.end])``: for a table row that carries its
+    own count, and a cl100k counter, its header's count and its own (a header ends with a line break,
+    which shares no token with the non-space after it) — a row would otherwise be tokenised again
+    with the header before it, once for every piece."""
+    if segment.own is not None and counts_cl100k(count) and not text[segment.start].isspace() \
+            and (not segment.header or segment.header.endswith("\n")):
+        return (count(segment.header) if segment.header else 0) + segment.own
+    return count(segment.header + text[segment.start:segment.end])
+
+
 def _pack(text: str, segments: list[_Segment], count: TokenCounter, limit: int) -> list[_Segment]:
     """Greedy packing of consecutive segments into pieces of at most ``limit`` tokens.
 
     A candidate is priced as the sum of its segments' counts, each counted with the gap before it;
     the chosen piece is then counted exactly and gives back segments while it is over the limit. A
-    sealed segment is a piece on its own.
+    sealed segment is a piece on its own. With a cl100k counter, a piece whose every join adds up
+    (:func:`_adds_up`: table rows ending with a word or a number) is not counted again: its sum is
+    its exact count.
     """
+    exact_sums = counts_cl100k(count)
     pieces: list[_Segment] = []
     index = 0
     while index < len(segments):
@@ -302,21 +326,27 @@ def _pack(text: str, segments: list[_Segment], count: TokenCounter, limit: int) 
             pieces.append(first)
             index += 1
             continue
-        alone = estimate = count(first.header + text[first.start:first.end])
+        alone = estimate = _alone_count(text, first, count)
+        exact = exact_sums
         stop = index + 1
         while stop < len(segments) and not segments[stop].sealed:
             step = _step_count(text, segments[stop - 1].end, segments[stop], count)
             if estimate + step > limit:
                 break
             estimate += step
+            exact = exact and _adds_up(text, segments[stop - 1].end, segments[stop])
             stop += 1
         tokens = None
-        while stop > index + 1:
-            s, e = _trim(text, first.start, segments[stop - 1].end)
-            tokens = count(first.header + text[s:e])
-            if tokens <= limit:
-                break
-            stop -= 1
+        untrimmed = _trim(text, first.start, segments[stop - 1].end) == (first.start, segments[stop - 1].end)
+        if stop > index + 1 and exact and untrimmed:
+            tokens = estimate  # exact, and within the limit: a recount would keep every segment
+        else:
+            while stop > index + 1:
+                s, e = _trim(text, first.start, segments[stop - 1].end)
+                tokens = count(first.header + text[s:e])
+                if tokens <= limit:
+                    break
+                stop -= 1
         if stop == index + 1:
             tokens = alone if _trim(text, first.start, first.end) == (first.start, first.end) else None
         pieces.append(_Segment(first.start, segments[stop - 1].end, first.header, tokens=tokens))
@@ -344,6 +374,16 @@ def split_chunk(doc: Document, chunk: Chunk, count: TokenCounter, limit: int,
                 outline: Outline | None = None, ceiling: int = 0) -> list[Chunk]:
     """Split one over-long chunk into pieces of at most ``limit`` tokens each — but a piece of
     header lines glued to whole table rows, which may reach ``ceiling`` (see :func:`_glue`)."""
+    pieces = split_span(doc, chunk.start, chunk.end, count, limit, outline, ceiling, chunk.header, chunk.group,
+                        chunk.heading_path)
+    return [chunk] if pieces is None else pieces
+
+
+def split_span(doc: Document, start: int, end: int, count: TokenCounter, limit: int, outline: Outline | None = None,
+               ceiling: int = 0, header: str = "", group: str = "",
+               heading_path: tuple[str, ...] = ()) -> list[Chunk] | None:
+    """:func:`split_chunk` of ``header + doc.text[start:end]``, for a caller that knows the span is
+    over the max without counting it (a tall sheet); ``None`` when the span touches no block's text."""
     text = doc.text
     glue = outline.glue_ends if outline is not None else _NO_GLUE
     starts = outline.block_starts if outline is not None else block_starts(doc)
@@ -351,8 +391,8 @@ def split_chunk(doc: Document, chunk: Chunk, count: TokenCounter, limit: int,
     # Furniture (a page number, a running header) glues to what follows it, so it never separates
     # a header from its body and never ends a piece.
     local: dict[int, int] = {}
-    for block, b_start, b_end in _blocks_in(doc, starts, chunk.start, chunk.end):
-        s, e = max(b_start, chunk.start), min(b_end, chunk.end)
+    for block, b_start, b_end in _blocks_in(doc, starts, start, end):
+        s, e = max(b_start, start), min(b_end, end)
         if s >= e:
             continue
         if block.kind == "furniture":
@@ -363,23 +403,23 @@ def split_chunk(doc: Document, chunk: Chunk, count: TokenCounter, limit: int,
         else:
             segments.extend(_Segment(ps, pe) for ps, pe in split_text(text, s, e, count, limit, 0, glue))
     if not segments:
-        return [chunk]
-    if chunk.header:
-        segments[0] = replace(segments[0], header=chunk.header)
+        return None
+    if header:
+        segments[0] = replace(segments[0], header=header)
 
     def split_again(s: int, e: int, room: int) -> list[tuple[int, int]]:
         return split_text(text, s, e, count, room, 0, glue)
 
-    solid = [(start, end) for end, start in local.items()]
+    solid = [(s, e) for e, s in local.items()]
     segments = _glue(text, segments, count, limit, ChainMap(local, glue) if local else glue, split_again, solid,
                      ceiling)
     pieces: list[Chunk] = []
     for piece in _pack(text, segments, count, limit):
-        start, end = _trim(text, piece.start, piece.end)
-        if end > start:
-            group = f"{chunk.group}#columns@{start}" if piece.sealed else chunk.group
-            pieces.append(make_chunk(doc, start, end, count, piece.header, piece.tokens, heading_path=chunk.heading_path,
-                                     group=group))
+        s, e = _trim(text, piece.start, piece.end)
+        if e > s:
+            piece_group = f"{group}#columns@{s}" if piece.sealed else group
+            pieces.append(make_chunk(doc, s, e, count, piece.header, piece.tokens, heading_path=heading_path,
+                                     group=piece_group))
     return pieces
 
 
@@ -670,4 +710,4 @@ def block_units(doc: Document, count: TokenCounter, key: Callable[[Block], objec
 
 
 __all__ = ["BLOCK_SEPARATOR", "block_starts", "block_units", "fit_to_budget", "keep_headers_with_next", "locate",
-           "make_chunk", "merge_small", "pack_units", "split_chunk", "split_text", "trim"]
+           "make_chunk", "merge_small", "pack_units", "split_chunk", "split_span", "split_text", "trim"]

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from parsers.model import CELL_SEPARATOR
+
 TokenCounter = Callable[[str], int]
 
 
@@ -124,7 +126,37 @@ def cl100k_counter() -> TokenCounter:
             return tokenise(text)
         return sum(tokenise(text[start:end]) for start, end in _pieces(text))
 
+    count.cl100k = True  # see counts_cl100k: the splitters may add up its counts at line breaks
     return count
+
+
+def counts_cl100k(count: TokenCounter) -> bool:
+    """Whether ``count`` is :func:`cl100k_counter` (or says it counts as it does, with a true
+    ``cl100k`` attribute). Only then may a splitter derive a count from its parts' counts by the
+    rules of cl100k's pre-tokeniser (:data:`WORD_END`, :func:`cl100k_floor`); an injected counter of
+    another kind is always asked."""
+    return getattr(count, "cl100k", False) is True
+
+
+#: A letter or digit after which a line break is a token of its own, in classes no Unicode version
+#: moves (ASCII, the CJK ideographs of Unicode 1.1, Hangul syllables). cl100k's pre-tokeniser
+#: (``enc._pat_str``) cuts text into pieces and counts each piece apart; no piece holds a letter or
+#: digit and the line break after it, and none holds a line break and the non-space after it. So
+#: for ``a`` ending with such a character and ``b`` starting with a non-space,
+#: ``count(a + "\n" + b) == count(a) + count("\n") + count(b)``; and for ``p`` ending with a line
+#: break (a repeated header), ``count(p + b) == count(p) + count(b)``. (A punctuation mark and the line break after
+#: it may be one token, ".\n": then the splitters count the whole.)
+WORD_END = re.compile(r"[A-Za-z0-9\u4e00-\u9fa5\uac00-\ud7a3]")
+_BREAK_BEFORE_TEXT = re.compile(r"\n(?=\S)")
+
+
+def cl100k_floor(text: str) -> int:
+    """At most the cl100k count of ``text``, found without tokenising it: each ``" | "`` cell
+    separator and each line break before a non-space ends a different piece of the pre-tokeniser
+    (the ``|`` of a separator sits between spaces, and no piece holds a space after a punctuation
+    mark or a non-space after a line break), and each piece is at least one token. A sheet's text
+    holds about one per cell: enough to know a tall table is over the max without counting it."""
+    return text.count(CELL_SEPARATOR) + len(_BREAK_BEFORE_TEXT.findall(text))
 
 
 def _pieces(text: str) -> list[tuple[int, int]]:

@@ -70,6 +70,8 @@ def column_groups(text: str, table: Table, index: int, row_start: int, count: To
     the limit is left out, and a single piece may be over by the cutter's junction slack)."""
     rows = table.rows
     cells = rows[index]
+    # Read once: a sheet's rows are packed text, and each read of a row cuts its line into cells again.
+    headers = rows[:table.header_rows]
     data = index >= table.header_rows
     key = key and data
     spans = cell_spans(table, index, row_start)
@@ -80,7 +82,7 @@ def column_groups(text: str, table: Table, index: int, row_start: int, count: To
         at_row_start = start == row_start
         after_bar = text[start] == "|"
         lines = []
-        for header in rows[:table.header_rows]:
+        for header in headers:
             labels = header[first:last + 1]
             if not any(labels):
                 continue
@@ -91,9 +93,9 @@ def column_groups(text: str, table: Table, index: int, row_start: int, count: To
             own += cells[0] + (" " if after_bar else CELL_SEPARATOR)
         return own if first != last or count(own) <= limit // 2 else ""
 
-    labels = [sum(count(CELL_SEPARATOR + header[column]) for header in rows[:table.header_rows]) if data else 0
+    labels = [sum(count(CELL_SEPARATOR + header[column]) for header in headers) if data else 0
               for column in range(len(spans))]
-    per_run = sum(count(line[0] + CELL_SEPARATOR) for line in (*rows[:table.header_rows], cells)) if key else 0
+    per_run = sum(count(line[0] + CELL_SEPARATOR) for line in (*headers, cells)) if key else 0
     # Atoms: each cell with the "| " before it, or the pieces of a cell too long for the limit alone
     # (only a cell whose estimate comes near the limit is priced with its exact prefix).
     atoms: list[tuple[int, int, int]] = []  # (column, start, end)

@@ -9,8 +9,8 @@ The merge group is the sheet name, so rows of two sheets never share a chunk.
 from __future__ import annotations
 
 from parsers.model import Document
-from splitters.budget import keep_headers_with_next, make_chunk, split_chunk
-from splitters.chunk import Budget, Chunk, TokenCounter
+from splitters.budget import keep_headers_with_next, make_chunk, split_chunk, split_span
+from splitters.chunk import Budget, Chunk, TokenCounter, cl100k_floor, counts_cl100k
 from splitters.outline import Outline
 
 
@@ -18,9 +18,19 @@ def split_sheets(doc: Document, count: TokenCounter, budget: Budget) -> list[Chu
     outline = Outline.build(doc)
     units: list[Chunk] = []
     for block, (start, end) in zip(doc.blocks, doc.spans, strict=True):
-        if not doc.text[start:end].strip():
+        text = doc.text[start:end]
+        if not text.strip():
             continue
-        whole = make_chunk(doc, start, end, count, group=block.locator.sheet or "")
+        group = block.locator.sheet or ""
+        if block.table is not None and counts_cl100k(count) and cl100k_floor(text) > budget.max_tokens:
+            # Over the max whatever its exact count (a tall sheet): cut into rows without tokenising
+            # the whole table first. Its pieces are what split_chunk makes of it.
+            pieces = split_span(doc, start, end, count, budget.pack_tokens, outline, budget.merge_ceiling,
+                                group=group)
+            if pieces is not None:
+                units.extend(pieces)
+                continue
+        whole = make_chunk(doc, start, end, count, group=group)
         if block.table is None or whole.tokens <= budget.max_tokens:
             units.append(whole)
         else:
