@@ -73,11 +73,19 @@ SERIES_PAGES = 3
 SERIES_SHARE = 0.2
 #: Narrowest vertical band of white (points) read as a column gutter.
 MIN_COLUMN_GAP = 6.0
+#: A bare number set at least this many times the body size may be a section badge.
+BADGE_SIZE = 2.0
+#: Two glyphs of one pdfium line this many (smaller) glyph heights apart, off each other's line,
+#: are in different columns (see :func:`_across_gutter`).
+GUTTER_JUMP = 3.0
+LARGE_GLYPH = 2.0
 #: A glyph turned at least this far from upright (degrees) is rotated text: set up the page, down
 #: it, or upside down. The text layer of a skewed scan stays far below it.
 TURNED_ANGLE = 45.0
 
 _DIGITS = re.compile(r"\d+")
+#: A section badge's text: a number of one or two digits (see :func:`_section_badges`).
+_BADGE = re.compile(r"^\d{1,2}$")
 #: A line that carries a page number before or after its text ("Chapter 3. Row and Column Access
 #: Control 27", "© Copyright IBM Corp. 2014. All rights reserved. iii", "28 Row and Column …").
 _NUMBERED_LINE = re.compile(
@@ -545,15 +553,33 @@ def _upright_lines(text: str, box, start: int, end: int) -> list[tuple[int, int]
             continue
         # A new line: back to the left and off the line, or a whole line further down and to the
         # right (a centred "제2장 …" after the short last line of an article; not letters set
-        # one under the other).
+        # one under the other), or across a column's gutter (see :func:`_across_gutter`).
         if before is not None and ((current[0] < before[0] and (current[1] >= before[3] - 0.2 * height
                                                                 or current[3] <= before[1] + 0.2 * height))
-                                   or (current[1] >= before[3] + 0.5 * height and current[0] >= before[2])):
+                                   or (current[1] >= before[3] + 0.5 * height and current[0] >= before[2])
+                                   or _across_gutter(before, current)):
             spans.append((cut, i))
             cut = i
         before = current
     spans.append((cut, end))
     return spans
+
+
+def _across_gutter(before: Sequence[float], current: Sequence[float]) -> bool:
+    """Whether two glyphs that pdfium put one after the other on a line lie in different columns:
+    one set at least :data:`LARGE_GLYPH` times the other's size, a wide white gap between them
+    (:data:`GUTTER_JUMP` of the smaller glyph's height; word spaces are a fraction of it), and not
+    on one text line (their middles apart by more than half the smaller height). pdfium joins a
+    glyph set very large (a section's badge number "04", a title) with the line of the other column
+    that its tall box overlaps: "…148조원의 1% 04", whose box then bridges the gutter so that the
+    page's columns cannot be told apart. Text of one size stays as pdfium joined it (a table row
+    without rules, a form's cells, a running header and its page number), and so does a large
+    word on the baseline of small ones."""
+    heights = sorted((before[3] - before[1], current[3] - current[1]))
+    small = max(heights[0], 1.0)
+    gap = max(current[0] - before[2], before[0] - current[2])
+    middles = abs((current[1] + current[3]) / 2 - (before[1] + before[3]) / 2)
+    return heights[1] >= LARGE_GLYPH * small and gap >= GUTTER_JUMP * small and middles > 0.5 * small
 
 
 def _outside_tables(text: str, start: int, end: int, box, table_boxes) -> list[_Line]:
@@ -1017,7 +1043,43 @@ def _furniture_lines(pages: Sequence[_Page]) -> set[str]:
             counts.update(keys - {None})
         needed = max(2, share * len(group))
         repeated |= {key for key, n in counts.items() if n >= needed}
-    return repeated | _numbered_series(with_text)
+    return repeated | _numbered_series(with_text) | _section_badges(with_text)
+
+
+def _section_badges(pages: Sequence[_Page]) -> set[str]:
+    """Keys (:func:`_badge_key`) of section badges: a bare number of one or two digits set at least
+    :data:`BADGE_SIZE` times the body text's size, one style (size to the point) numbering the
+    document's sections 1, 2, 3, … in page order ("01" beside "들어가며", "02" beside the next
+    section's title). The number is an ornament of the heading beside it (which stays); read as
+    text it lands inside a sentence of the other column. A lone large number, or large numbers
+    that do not count up one by one (a chart's callout figures), stay text."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for line in page.lines:
+            if line.size > 0:
+                sizes[line.size] += len(line.text)
+    if not sizes:
+        return set()
+    body = sizes.most_common(1)[0][0]
+    styles: dict[int, list[tuple[int, int, str]]] = {}  # size -> (value, page, key)
+    for page in pages:
+        for line in page.lines:
+            if _BADGE.match(line.text) and not line.turned and line.size >= BADGE_SIZE * body:
+                styles.setdefault(round(line.size), []).append((int(line.text), page.number, _badge_key(line, page)))
+    keys: set[str] = set()
+    for badges in styles.values():
+        badges.sort()
+        values = [value for value, _, _ in badges]
+        numbering = values == list(range(values[0], values[0] + len(values)))
+        in_page_order = all(a[1] <= b[1] for a, b in itertools.pairwise(badges))
+        if len(badges) >= 2 and numbering and in_page_order:
+            keys |= {key for _, _, key in badges}
+    return keys
+
+
+def _badge_key(line: _Line, page: _Page) -> str:
+    """One line on one page (a section badge)."""
+    return f"badge:{page.number}:{line.top:.2f}:{line.text}"
 
 
 def _numbered_series(pages: Sequence[_Page]) -> set[str]:
@@ -1155,6 +1217,8 @@ def _series_key(line: _Line, page: _Page) -> str:
 def _is_furniture(line: _Line, page: _Page, repeated: set[str]) -> bool:
     if line.turned and _in_margin(line, page):
         return True
+    if _BADGE.match(line.text) and _badge_key(line, page) in repeated:
+        return True
     key = _edge_key(line, page)
     if key is None:
         return False
@@ -1264,7 +1328,9 @@ def _page_blocks(page: _Page, repeated: set[str], levels: dict[float, int] | Non
 
     for line in page.lines:
         if _is_furniture(line, page, repeated):
-            flush()
+            # Set aside without ending the paragraph being read: furniture has its own place (the
+            # page's top or bottom), and a badge drawn between two lines of a sentence in content
+            # order ("…148조원의 1%" / "04" / "인 1.5조원 수준의…") must not cut the sentence in two.
             add(Block("furniture", line.text, locator), [line])
             continue
         level = level_of(line)

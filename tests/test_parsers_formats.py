@@ -769,6 +769,59 @@ def test_pdf_two_columns_and_a_title_drawn_last(tmp_path: Path) -> None:
     assert doc.text.index(left[-1]) < doc.text.index(right[0])
 
 
+def test_pdf_a_section_badge_beside_the_other_column_does_not_join_its_line(tmp_path: Path) -> None:
+    """A Korean policy brief (FIS 이슈&포커스): page 2's left column ends section 3 with a table's
+    caption, its right column opens section 4 under a badge "04" set four times the body size. The
+    layout program wrote the caption and the right column first, and drew the badge right after the
+    left column's first line; pdfium joined the badge's tall glyphs to that line ("…Left 2. 04"),
+    whose box then bridged the gutter, so the page read section 4 before the end of section 3. The
+    badges count the sections (03, 04) in one large style: furniture, not text."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    pdf = _new_pdf(page_numbers=False)
+    pdf.add_page()
+    pdf.set_font(FONT_FAMILY, size=15)
+    pdf.set_xy(52, 48)
+    pdf.cell(100, 8, "재정사업 자율평가 결과")
+    pdf.set_font(FONT_FAMILY, size=10)
+    for n in range(1, 21):
+        pdf.set_xy(20, 64 + n * 5.5)
+        pdf.cell(170, 5.5, f"자율평가 결과 {n}번째 문장으로 부처별 성과를 설명합니다. Section three line {n}.")
+    pdf.set_font(FONT_FAMILY, size=40)
+    pdf.set_xy(20, 40)
+    pdf.cell(30, 16, "03")
+    pdf.add_page()
+    left = [f"평가 결과 {n}번째 줄은 셋째 절에 속합니다. Left {n}." for n in range(1, 25)]
+    right = [f"주요 현안 {n}번째 줄은 넷째 절입니다. Right {n}." for n in range(1, 23)]
+    caption = "<표 7> 2021년도 주요 부처의 평가 결과"
+    pdf.set_font(FONT_FAMILY, size=10)
+    pdf.set_xy(20, 40 + 25 * 5.5)
+    pdf.cell(80, 5.5, caption)
+    pdf.set_font(FONT_FAMILY, size=15)
+    pdf.set_xy(130, 44)
+    pdf.cell(60, 8, "주요 현안")
+    pdf.set_font(FONT_FAMILY, size=10)
+    for index, line in enumerate(right):
+        pdf.set_xy(110, 58 + index * 5.5)
+        pdf.cell(80, 5.5, line)
+    for index, line in enumerate(left):
+        pdf.set_xy(20, 40 + index * 5.5)
+        pdf.cell(80, 5.5, line)
+        if index == 0:
+            pdf.set_font(FONT_FAMILY, size=40)
+            pdf.set_xy(110, 38)
+            pdf.cell(20, 16, "04")
+            pdf.set_font(FONT_FAMILY, size=10)
+    path = tmp_path / "brief.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    text = doc.text
+    assert text.index(left[-1]) < text.index(caption) < text.index("주요 현안\n") < text.index(right[0])
+    assert "\n".join(left) in text, "the left column reads as one paragraph, the badge out of its sentence"
+    assert [b.text for b in doc.furniture] == ["03", "04"]
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == ["재정사업 자율평가 결과", "주요 현안"]
+
+
 def test_pdf_furniture_and_page_geometry(tmp_path: Path) -> None:
     path = make_pdf(tmp_path / "a.pdf", [["첫 쪽"], ["둘째 쪽"], ["셋째 쪽"]], header="Annual report 2025",
                     page_numbers=True, landscape=True)
