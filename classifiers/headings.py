@@ -33,6 +33,7 @@ What is *not* a header, and why:
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Iterable, Sequence
@@ -522,7 +523,24 @@ def find_headings(doc: Document) -> list[Heading]:
         # In a PDF, the one line set larger than all others, first: the document's title, not a
         # section of it. It stays in the preamble, so heading paths start at the top sections.
         headings = headings[1:]
+    if doc.format == "pdf":
+        headings = _without_cover(doc, headings)
     return headings
+
+
+def _without_cover(doc: Document, headings: list[Heading]) -> list[Heading]:
+    """A PDF's first-page headings set larger than any heading set in type after that page are its
+    cover's (a title, a series logo such as "Redpaper", a masthead): they stay in the preamble, or every
+    heading path of the document would start at a logo."""
+    starts = [start for start, _ in doc.spans]
+    pages = [doc.blocks[max(bisect.bisect_right(starts, h.offset) - 1, 0)].locator.page for h in headings]
+    later = [h.level for h, page in zip(headings, pages, strict=True)
+             if h.family == "declared" and page is not None and page > 1]
+    if not later:
+        return headings
+    top = min(later)
+    return [h for h, page in zip(headings, pages, strict=True)
+            if not (h.family == "declared" and page == 1 and h.level < top)]
 
 
 #: A declared heading longer than this that ends in a full stop is a sentence in a heading's style.

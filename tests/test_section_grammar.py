@@ -309,6 +309,22 @@ def test_titles_set_in_boxes_head_a_plans_parts_and_tasks(counter):
     assert path == {"○ 전자증명서를": ("Ⅱ. 추진계획", "2 마이데이터 활성화"), "○ 비전과": ("참고 1 추진전략", "○ 비전과 원칙.")}
 
 
+def test_a_pdf_covers_headings_do_not_head_its_sections():
+    """An IBM Redpaper's cover sets its series logo "Redpaper" larger than any heading inside; it
+    headed every chunk of the paper. Headings of the first page set larger than every heading after
+    it are the cover's; a cover heading at a level used inside stays."""
+    def page(number: int, *blocks: Block) -> tuple[Block, ...]:
+        return tuple(Block(b.kind, b.text, Locator(page=number), b.level) for b in blocks)
+
+    blocks = (page(1, Block("heading", "Access Control in DB2", level=2), Block("paragraph", "Jim Bainbridge"),
+                   Block("heading", "Redpaper", level=1))
+              + page(2, Block("heading", "Contents", level=3), Block("paragraph", "Notices . . . . 1"))
+              + page(3, Block("heading", "Securing DB2 data", level=2), Block("paragraph", "Security matters."),
+                     Block("heading", "Roles", level=3), Block("paragraph", "Separation of duties.")))
+    doc = Document("x.pdf", "pdf", blocks, Properties(pages=tuple(PageInfo(n, 595, 842, 100) for n in (1, 2, 3))))
+    assert [h.text for h in find_headings(doc)] == ["Access Control in DB2", "Contents", "Securing DB2 data", "Roles"]
+
+
 def test_a_table_row_read_as_a_line_is_not_a_header():
     """A budget table drawn without rules reaches the text as lines; its rows keep their markers."""
     doc = _lines_doc(["□ 예산 내역", "○ 기능별 분류(합계) 230,556 230,556 323,996", "- 민간경상보조 190,963 190,963 279,508",
