@@ -35,7 +35,7 @@ from flows.evaluate.results import Options
 from flows.evaluate.runner import embed_texts, load_dataset
 from flows.search import ensure_fts_index, fts_column, fuse
 from flows.settings import Settings
-from flows.store import Store
+from flows.store import VECTOR_SEARCH_COLUMN, Store
 
 Scored = list[tuple[metrics.Span, float]]  # a ranking, best first, with each chunk's score
 COLUMNS = ["doc_id", "char_start", "char_end"]
@@ -46,7 +46,7 @@ def rankings(table, questions, vectors: np.ndarray, depth: int) -> tuple[list[Sc
     def span(row: dict) -> metrics.Span:
         return metrics.Span(row["doc_id"], row["char_start"], row["char_end"])
 
-    result = (table.search(list(vectors), vector_column_name="vector").metric("cosine").limit(depth)
+    result = (table.search(list(vectors), vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(depth)
               .select([*COLUMNS, "_distance"]).to_arrow().to_pylist())
     vector: list[Scored] = [[] for _ in questions]
     for row in result:

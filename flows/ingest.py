@@ -32,7 +32,7 @@ from prefect.utilities.annotations import quote
 
 from flows.embedders import embed_cached, get_embedder, text_hash
 from flows.errors import UsageError
-from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embed_text
+from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embedded_texts
 from flows.progress import Listeners
 from flows.rows import chunk_rows, manifest_entry
 from flows.settings import Settings
@@ -109,8 +109,8 @@ progress = Listeners()
 def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) -> tuple[dict[str, list[float]], int, int]:
     """Vectors for every chunk text to embed, from the cache where possible. Returns (vectors, new, reused)."""
     embedder = get_embedder(settings.embedder, settings.embed_threads)
-    texts = {text_hash(t): t for o in outcomes for t in (embed_text(c, settings.embed_heading_path, settings.embed_plain_cells)
-                                             for c in o.chunks)}
+    texts = {text_hash(t): t for o in outcomes for c in o.chunks
+             for t in embedded_texts(c, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens)}
     vectors, new = embed_cached(texts, embedder, store, settings.embed_batch)
     return {h: v.tolist() for h, v in vectors.items()}, new, len(texts) - new
 

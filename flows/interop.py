@@ -5,9 +5,10 @@ A chunks table (``KB__chunks``, see :func:`flows.store.chunk_schema`) has the ``
 ``vector`` and ``metadata`` columns LangChain's and LlamaIndex's LanceDB stores read, so
 langchain-community's ``LanceDB`` and llama-index's ``LanceDBVectorStore`` open it as it is. What they
 need from seams is the query embedded by the knowledge base's own embedder:
-:func:`langchain_embeddings` and :func:`llamaindex_embedding`. langchain-lancedb (0.1.0) reads
-``metadata`` as a JSON string, which no struct column can be: :func:`export_for_langchain_lancedb`
-writes it a copy.
+:func:`langchain_embeddings` and :func:`llamaindex_embedding`. They search the ``vector`` column (the
+whole chunk's vector), not seams' ``passages``. langchain-lancedb (0.1.0) reads ``metadata`` as a
+JSON string, which no struct column can be, and names no vector column, where a seams table has two:
+:func:`export_for_langchain_lancedb` writes it a copy.
 
 LangChain and LlamaIndex are imported only when these functions are called (optional extra
 ``seams[interop]``); the rest of seams never imports this module.

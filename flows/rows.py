@@ -10,19 +10,21 @@ from __future__ import annotations
 import datetime as dt
 
 from flows.embedders import text_hash
-from flows.pipeline import Outcome, embed_text
+from flows.pipeline import Outcome, embedded_texts
 from flows.settings import Settings
 
 
 def chunk_rows(outcome: Outcome, settings: Settings, vectors: dict[str, list[float]], dim: int,
                indexed_at: dt.datetime) -> list[dict]:
     """The chunk rows of one cut file, each with exactly :data:`flows.store.ROW_COLUMNS` in their order;
-    ``vectors`` maps the hash of each chunk's embedded text to its vector."""
+    ``vectors`` maps the hash of each text embedded for a chunk (:func:`flows.pipeline.embedded_texts`)
+    to its vector."""
     rows = []
     decision = outcome.decision
     fingerprint = settings.fingerprint()
     for ordinal, chunk in enumerate(outcome.chunks):
-        to_embed = embed_text(chunk, settings.embed_heading_path, settings.embed_plain_cells)
+        texts = embedded_texts(chunk, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens)
+        to_embed = texts[0]
         rows.append({
             "chunk_id": f"{outcome.ref.path}#{ordinal}",
             "doc_id": outcome.ref.doc_id,
@@ -44,6 +46,7 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: dict[str, list[flo
             "embedder": settings.embedder, "dim": dim, "config": fingerprint,
             "indexed_at": indexed_at,
             "vector": vectors[text_hash(to_embed)],
+            "passages": [vectors[text_hash(text)] for text in texts],
         })
     return rows
 

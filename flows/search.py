@@ -34,7 +34,14 @@ from pathlib import Path
 from flows.embedders import get_embedder
 from flows.errors import UsageError
 from flows.settings import Settings
-from flows.store import DERIVED_COLUMNS, Store, chunk_schema, ensure_indexes
+from flows.store import (
+    DERIVED_COLUMNS,
+    VECTOR_INDEX,
+    VECTOR_SEARCH_COLUMN,
+    Store,
+    chunk_schema,
+    ensure_indexes,
+)
 
 MODES = ("vector", "fts", "hybrid")
 DEFAULT_MODE = "hybrid"
@@ -44,10 +51,10 @@ VECTOR_WEIGHT = 0.02
 _CANDIDATES = 50  # per ranking, before fusion
 _REFINE = 10  # with an IVF_PQ index, re-rank this many times k candidates by exact distance
 #: The chunk columns a hit leaves out: the index's bookkeeping (root, content hash, ordinal, embedder,
-#: dimension, config fingerprint, time indexed), the text as embedded and its vector, and the derived
+#: dimension, config fingerprint, time indexed), the text as embedded and its vectors, and the derived
 #: interop columns, which repeat the others. Every other column of the one schema is in every hit.
 NOT_IN_HITS = frozenset({"root", "content_hash", "ordinal", "embed_text", "embedder", "dim", "config", "indexed_at",
-                         "vector", *DERIVED_COLUMNS})
+                         "vector", "passages", *DERIVED_COLUMNS})
 #: The chunk columns a hit carries, in the schema's order (:func:`flows.store.chunk_schema`).
 _ROW_KEYS = tuple(name for name in chunk_schema(1).names if name not in NOT_IN_HITS)
 #: Every hit has exactly these keys, in this order (``--json`` consumers rely on them).
@@ -89,8 +96,8 @@ def kb_embedder(table, default: str) -> str:
 def vector_ranking(table, settings: Settings, query: str, limit: int) -> list[dict]:
     embedder = get_embedder(kb_embedder(table, settings.embedder), settings.embed_threads)
     vector = embedder.encode([query])[0]
-    builder = table.search(vector, vector_column_name="vector").metric("cosine").limit(limit)
-    if any(index.name == "vector_idx" for index in table.list_indices()):
+    builder = table.search(vector, vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(limit)
+    if any(index.name == VECTOR_INDEX for index in table.list_indices()):
         builder = builder.refine_factor(_REFINE)
     rows = builder.to_list()
     for row in rows:

@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     rule_strategies: dict[str, str] = Field(default_factory=dict, description="rule name -> strategy it picks")
     embed_heading_path: bool = Field(default=False, description="prefix the heading path to the text to embed")
     embed_plain_cells: bool = Field(default=True, description="embed table cells separated by spaces, not ' | '")
+    passage_tokens: int = Field(default=128, ge=0, description="also embed each chunk's windows of this many tokens "
+                                "(half-overlapping); vector search ranks a chunk by its best one (0: by the whole "
+                                "chunk only)")
     max_file_mb: int = 512
     file_timeout_s: float = 300.0
     workers: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 1)))
@@ -122,6 +125,7 @@ class Settings(BaseSettings):
             "embedder": self.embedder,
             "embed_heading_path": self.embed_heading_path,
             "embed_plain_cells": self.embed_plain_cells,
+            "passage_tokens": self.passage_tokens,
         }
         return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]
 

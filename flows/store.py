@@ -22,15 +22,20 @@ batches does not grow with them.
 
 The chunk rows carry, beside the flat columns seams filters on, an ``id`` and a ``metadata`` struct
 (:func:`chunk_schema`): the layout LangChain's and LlamaIndex's LanceDB stores read. A table written
-before they existed gains them in place at the next ingest (:meth:`Store.upgrade`).
+before they existed gains them in place at the next ingest (:meth:`Store.upgrade`). Each row has two
+vector columns: ``vector``, the whole chunk's (what other tools search), and ``passages``, the whole
+chunk's and its passages' (what seams' vector search ranks by, LanceDB's multivector type); a table
+written before ``passages`` existed is re-created at the next ingest, its whole-chunk vectors taken
+from the embedding cache.
 
 Indexes and upkeep (:meth:`Store.maintain`, after every ingest): two BM25 full-text indexes —
 character 2-3-grams over ``text`` (any script; Korean words carry particles, so whole-word tokens
 would miss them) and stemmed English words over ``embed_text`` (better ranking for English
 queries). Other tools replace the index on ``text`` with an English word index of their own
 (:data:`FOREIGN_FTS_CALLS`); every ingest and full-text search compares each index's settings, as
-LanceDB reports them, with seams' and rebuilds one that differs, with a warning. an IVF_PQ vector index from :data:`VECTOR_INDEX_MIN_ROWS` rows (below that, exact search
-is fast and exact). Searches also scan rows written since an index was last updated, so results
+LanceDB reports them, with seams' and rebuilds one that differs, with a warning. From
+:data:`VECTOR_INDEX_MIN_ROWS` rows, an IVF_PQ index on the ``passages`` column vector search ranks by
+(below that, exact search is fast and exact). Searches also scan rows written since an index was last updated, so results
 are current right after a write; compaction (``optimize``), run after large runs or once commits
 have piled up, folds those rows into the indexes and removes old versions. Old versions are also
 pruned on their own once :data:`PRUNE_VERSIONS` have piled up: every version older than
@@ -77,6 +82,9 @@ def session():
 #: From this many chunk rows on, vector search goes through an IVF_PQ index (with exact re-ranking
 #: of the candidates); below it, flat search is exact and takes milliseconds.
 VECTOR_INDEX_MIN_ROWS = 50_000
+#: The column vector search ranks chunks by (each chunk's whole and passage vectors) and its index.
+VECTOR_SEARCH_COLUMN = "passages"
+VECTOR_INDEX = f"{VECTOR_SEARCH_COLUMN}_idx"
 #: A table is compacted once this many small fragments (one or more per commit) have piled up,
 TOO_MANY_FRAGMENTS = 32
 #: ... or after a run that changed at least this many files.
@@ -139,6 +147,9 @@ def chunk_schema(dim: int) -> pa.Schema:
         pa.field("config", pa.string()),
         pa.field("indexed_at", pa.timestamp("us", tz="UTC")),
         pa.field("vector", pa.list_(pa.float32(), dim)),
+        # The whole chunk's vector, then its passages' (flows.pipeline.embedded_texts): what vector
+        # search ranks by, the best of them (LanceDB's multivector column, cosine).
+        pa.field("passages", pa.list_(pa.list_(pa.float32(), dim))),
     ]
     types = {field.name: field.type for field in flat}
     return pa.schema([
@@ -266,9 +277,9 @@ def ensure_indexes(table, vector_min_rows: int | None = VECTOR_INDEX_MIN_ROWS) -
                         "%s); rebuilding it", name, table.name, "; ".join(differences), FOREIGN_FTS_CALLS[0])
         table.create_index(column, config=config, replace=True)
         created.append(name)
-    if vector_min_rows is not None and "vector_idx" not in indexes and rows >= vector_min_rows:
-        table.create_index(metric="cosine", vector_column_name="vector", index_type="IVF_PQ", replace=True)
-        created.append("vector_idx")
+    if vector_min_rows is not None and VECTOR_INDEX not in indexes and rows >= vector_min_rows:
+        table.create_index(metric="cosine", vector_column_name=VECTOR_SEARCH_COLUMN, index_type="IVF_PQ", replace=True)
+        created.append(VECTOR_INDEX)
     return created
 
 

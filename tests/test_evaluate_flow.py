@@ -12,7 +12,7 @@ import pytest
 from flows.cli import EXIT_USAGE, main
 from flows.evaluate.runner import evaluate_flow
 from flows.settings import Settings
-from flows.store import Store
+from flows.store import VECTOR_INDEX, Store
 
 TOPICS = {
     "rivers": "The river Orlen floods every spring and farmers plant rice along its banks.",
@@ -56,7 +56,7 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
     for config, cost in zip(evaluation.configurations, evaluation.costs, strict=True):
         store = Store(evaluation.options.store_uri, config.kb("hashing", evaluation.dataset.name))
         assert store.count() == cost.chunks > 0
-        assert "vector_idx" not in {i.name for i in store.chunks_table().list_indices()}  # exact search
+        assert VECTOR_INDEX not in {i.name for i in store.chunks_table().list_indices()}  # exact search
         assert cost.index_bytes and cost.embedded + cost.reused > 0
     none = next(c for c in evaluation.costs if c.configuration == "none")
     assert none.chunks == 4 and none.within_budget is None

@@ -110,3 +110,15 @@ def test_a_chunks_table_of_a_foreign_layout_is_re_created_and_every_file_indexed
     assert report.failed == 0 and report.count("added") == len(DOCS)
     assert [f.name for f in Store(config.db).chunks_table().schema] == chunk_schema(512).names
     assert fts_docs(config, GLUED[0]) == ["privacy.txt"]
+
+
+def test_a_kb_written_before_passages_is_re_created_and_searched_by_passages(kb):
+    """A table without the ``passages`` column (seams before vector search ranked by passages) cannot
+    gain it in place (the vectors are new): it is re-created at the next ingest, every file indexed
+    again, and vector search works on it."""
+    config, root = kb
+    Store(config.db).chunks_table().drop_columns(["passages"])
+    report = run_ingest([str(root)], config, Steps())
+    assert report.failed == 0 and report.count("added") == len(DOCS)
+    assert [f.name for f in Store(config.db).chunks_table().schema] == chunk_schema(512).names
+    assert [h["doc_id"] for h in search(config, "Employees book trains", k=1, mode="vector")] == ["guide.md"]

@@ -19,7 +19,7 @@ def _settings(db_path: str, **kw) -> Settings:
 
 def _table(db_path: str, kb: str = "default") -> list[dict]:
     rows = Store(db_path, kb).rows()
-    return sorted(({k: v for k, v in r.items() if k not in ("indexed_at", "vector")} for r in rows),
+    return sorted(({k: v for k, v in r.items() if k not in ("indexed_at", "vector", "passages")} for r in rows),
                   key=lambda r: r["chunk_id"])
 
 

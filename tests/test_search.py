@@ -119,7 +119,8 @@ def test_full_text_sees_writes_after_the_index_was_built(tmp_path):
 
     def rows(doc_id: str, text: str) -> list[dict]:
         return [{"chunk_id": f"{doc_id}#0", "doc_id": doc_id, "source": doc_id, "text": text, "embed_text": text, "ordinal": 0,
-                 "indexed_at": now(), "embedder": "hashing", "vector": [0.0] * (dim - 1) + [1.0]}]
+                 "indexed_at": now(), "embedder": "hashing", "vector": [0.0] * (dim - 1) + [1.0],
+                 "passages": [[0.0] * (dim - 1) + [1.0]]}]
 
     store.replace_documents(rows("old", "초기 문서 the original zeppelin"), ["old"], dim)
     assert store.maintain(changed_files=1) == ["text_idx", "embed_text_idx"]
@@ -171,3 +172,40 @@ def test_hybrid_weights_full_text_above_the_vector_ranking():
     assert [r["chunk_id"] for r in fuse(vector, fts, 3)] == ["b", "c", "a"], "a full-text hit outranks a vector-only one"
     assert [r["chunk_id"] for r in fuse(vector, fts, 3, vector_weight=1.0)] == ["b", "a", "c"], "equal weights: plain RRF"
     assert DEFAULT_MODE == "hybrid"
+
+
+def test_vector_search_ranks_a_long_chunk_by_its_best_passage(prefect_harness, tmp_path):
+    """One vector for a chunk of several hundred tokens blurs the one sentence a question asks
+    about: a short chunk sharing a word with the question outranked the long chunk holding the
+    answer. Vector search ranks each chunk by the best of its whole vector and its passages'."""
+    answer = ("The zeppelin hangar doors are inspected by the night crew every ninth Tuesday. "
+              "The night crew logs each hangar door inspection.")
+    filler = " ".join(f"Section {i} describes procurement rules, invoices, audits and supplier contracts." for i in range(60))
+    root = tmp_path / "docs"
+    write(root / "manual.md", f"# Operations manual\n\n{filler}\n\n{answer}\n\n{filler}\n")
+    write(root / "note.md", "The canteen opens at noon and closes at two.\n")  # shares only "the"
+    db = str(tmp_path / "db")
+    ingest_flow([str(root)], settings(db))
+    rows = Store(db).rows(["chunk_id", "tokens", "vector", "passages"])
+    long_chunk = max(rows, key=lambda r: r["tokens"])
+    assert long_chunk["tokens"] > 400 and len(long_chunk["passages"]) > 5
+    assert list(long_chunk["passages"][0]) == list(long_chunk["vector"]), "the whole chunk's vector comes first"
+    question = "When does the night crew inspect the zeppelin hangar doors?"
+    assert docs(search(settings(db), question, k=1, mode="vector")) == ["manual.md"]
+    whole_only = settings(str(tmp_path / "whole")).model_copy(update={"passage_tokens": 0})
+    ingest_flow([str(root)], whole_only)
+    assert docs(search(whole_only, question, k=1, mode="vector")) == ["note.md"], "the case this guards"
+
+
+def test_passages_cover_the_text_in_half_overlapping_windows():
+    from flows.pipeline import passages
+    from splitters.chunk import cl100k
+
+    encoding = cl100k()
+    text = "개인정보 보호 규정은 수탁자를 점검한다. " * 40 + "The end."
+    tokens = encoding.encode(text)
+    windows = passages(text, 64)
+    assert len(windows) == -(-(len(tokens) - 64) // 32) + 1
+    assert all(len(encoding.encode(w)) <= 64 for w in windows)
+    assert windows[-1].endswith("The end.") and text.startswith(windows[0])
+    assert passages("짧은 글.", 64) == [] and passages(text, 0) == []

@@ -12,6 +12,8 @@ from flows.store import (
     PRUNE_VERSIONS,
     ROW_COLUMNS,
     TOO_MANY_FRAGMENTS,
+    VECTOR_INDEX,
+    VECTOR_SEARCH_COLUMN,
     Store,
     cache_table_name,
     chunk_schema,
@@ -37,7 +39,7 @@ def row(doc_id: str, ordinal: int, text: str = "", dim: int = DIM, seed: int = 0
         "content_hash": "h", "format": "txt", "strategy": "general", "rule": "default", "ordinal": ordinal,
         "text": text or f"chunk {ordinal} of {doc_id}", "embed_text": text or f"chunk {ordinal} of {doc_id}",
         "tokens": 5, "heading_path": "", "char_start": 0, "char_end": 5, "embedder": "test", "dim": dim,
-        "config": "c", "indexed_at": now(), "vector": vector.tolist(),
+        "config": "c", "indexed_at": now(), "vector": vector.tolist(), "passages": [vector.tolist(), vector[::-1].tolist()],
     }
 
 
@@ -54,8 +56,9 @@ def test_schema_has_every_field_the_index_promises():
     assert names >= {"chunk_id", "doc_id", "source", "content_hash", "format", "strategy", "rule", "ordinal",
                      "text", "embed_text", "tokens", "page_start", "page_end", "sheet", "row_start", "row_end",
                      "slide_start", "slide_end", "heading_path", "char_start", "char_end", "embedder", "dim",
-                     "config", "indexed_at", "vector"}
+                     "config", "indexed_at", "vector", "passages"}
     assert chunk_schema(DIM).field("vector").type == pa.list_(pa.float32(), DIM)
+    assert chunk_schema(DIM).field("passages").type == pa.list_(pa.list_(pa.float32(), DIM))
 
 
 def test_rows_hits_and_rankings_use_the_one_schemas_columns():
@@ -199,13 +202,15 @@ def test_vector_index_from_the_threshold_keeps_exact_top_hit(db_path):
     rows = [r for i in range(60) for r in doc_rows(f"d{i}", 10)]  # 600 rows
     store.replace_documents(rows, sorted({r["doc_id"] for r in rows}), DIM)
     table = store.chunks_table()
-    assert "vector_idx" not in ensure_indexes(table, vector_min_rows=601)
-    assert "vector_idx" in store.maintain(changed_files=1, vector_min_rows=600)
+    assert VECTOR_INDEX not in ensure_indexes(table, vector_min_rows=601)
+    assert VECTOR_INDEX in store.maintain(changed_files=1, vector_min_rows=600)
     table = store.chunks_table()
-    assert "vector_idx" in {i.name for i in table.list_indices()}
-    for probe in rows[::97]:  # with exact re-ranking of the candidates, a stored vector finds itself
-        hits = table.search(probe["vector"], vector_column_name="vector").metric("cosine").limit(1).refine_factor(10)
-        assert hits.to_list()[0]["chunk_id"] == probe["chunk_id"]
+    assert VECTOR_INDEX in {i.name for i in table.list_indices()}
+    for probe in rows[::97]:  # with exact re-ranking of the candidates, a stored passage finds its chunk
+        for passage in probe["passages"]:
+            hits = (table.search(passage, vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(1)
+                    .refine_factor(10))
+            assert hits.to_list()[0]["chunk_id"] == probe["chunk_id"]
 
 
 def _size(path) -> int:

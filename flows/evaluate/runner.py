@@ -34,12 +34,12 @@ from flows.evaluate import metrics, report
 from flows.evaluate.configs import Configuration, configurations
 from flows.evaluate.datasets import Dataset, Question, load_chroma, load_folder
 from flows.evaluate.results import DEFAULT_DB, Cost, Evaluation, Options, QueryScore
-from flows.pipeline import CutConfig, FileRef, Outcome, cut_document, embed_text
+from flows.pipeline import CutConfig, FileRef, Outcome, cut_document, embedded_texts
 from flows.progress import Listeners
 from flows.rows import chunk_rows
 from flows.search import MODES, ensure_fts_index, fts_column, fuse
 from flows.settings import Settings
-from flows.store import CHUNKS, Store, now
+from flows.store import CHUNKS, VECTOR_SEARCH_COLUMN, Store, now
 from splitters import Chunk
 
 _COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]  # what scoring reads of a ranked chunk (flows.store.ROW_COLUMNS)
@@ -108,8 +108,8 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     settings = config_settings(config, options, dataset.name)
     embedder = get_embedder(options.embedder, options.threads)
     store = Store(options.store_uri, settings.kb)
-    to_embed = [embed_text(c, config.heading_path, config.plain_cells) for _, chunks in cuts.values() for c in chunks]
-    texts = {text_hash(text): text for text in to_embed}
+    texts = {text_hash(text): text for _, chunks in cuts.values() for c in chunks
+             for text in embedded_texts(c, config.heading_path, config.plain_cells, settings.passage_tokens)}
     vectors, embedded, embed_seconds = embed_texts(texts, embedder, store, options.batch, config.name)
     started = time.perf_counter()
     table_name = f"{settings.kb}__{CHUNKS}"
@@ -167,7 +167,7 @@ def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray,
     failures = 0
     if "vector" in modes or "hybrid" in modes:
         # One exact (flat) search for all questions; the table has no vector index.
-        result = (table.search(list(query_vectors), vector_column_name="vector").metric("cosine")
+        result = (table.search(list(query_vectors), vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine")
                   .limit(depth).select([*_COLUMNS, "_distance"]).to_arrow().to_pylist())
         per_query: list[list[dict]] = [[] for _ in questions]
         for row in result:
