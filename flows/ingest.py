@@ -32,6 +32,7 @@ from prefect.utilities.annotations import quote
 
 from flows.embedders import embed_cached, get_embedder, text_hash
 from flows.errors import UsageError
+from flows.markdown import table as markdown_table
 from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embedded_texts
 from flows.progress import Listeners
 from flows.rows import chunk_rows, manifest_entry
@@ -368,12 +369,12 @@ def _publish(report: IngestReport) -> None:
     } for f in ordered]
     create_table_artifact(rows, key=artifact_key(report.kb, "files", report.db),
                           description=f"Files of this ingest of knowledge base {report.kb!r} in {report.db}")
-    counts = "\n".join(f"| {action} | {report.count(action)} |" for action in
-                       ("added", "updated", "unchanged", "deleted", "failed", "skipped", "kept"))
+    counts = markdown_table(["action", "files"], [(action, report.count(action)) for action in
+                                         ("added", "updated", "unchanged", "deleted", "failed", "skipped", "kept")])
     refused = "".join(f"\n\n**Refused** to delete the indexed files of `{root}`: it is empty or missing."
                       for root in report.refused)
     create_markdown_artifact(
-        f"# seams ingest — {report.kb}\n\n| action | files |\n|---|---|\n{counts}\n\n"
+        f"# seams ingest — {report.kb}\n\n{counts}\n\n"
         f"{report.chunks} chunks written ({report.rows_written} rows, {report.rows_deleted} deleted), "
         f"{report.embedded} texts embedded, {report.reused_vectors} vectors reused, {report.seconds:.1f} s.\n\n"
         f"Database: `{report.db}`{refused}",

@@ -205,7 +205,7 @@ def _counter_encoding():
 
 
 @dataclass(frozen=True)
-class Scan:
+class RootWalk:
     """What one walk of an indexed root found.
 
     ``unreadable`` lists the directories (relative to the root, ``""`` for the root itself) that
@@ -219,7 +219,7 @@ class Scan:
     single_file: bool = False
 
 
-def scan_root(root: str | Path) -> Scan:
+def scan_root(root: str | Path) -> RootWalk:
     """Files under ``root`` in a stable order, and the directories that could not be read.
 
     Hidden entries are skipped, and so are files matching a glob in the root's ``.seamsignore`` (one
@@ -234,9 +234,9 @@ def scan_root(root: str | Path) -> Scan:
     if root_path.is_file():
         info = root_path.stat()
         ref = FileRef(str(root_path.parent), str(root_path), root_path.name, info.st_size, info.st_mtime)
-        return Scan(str(root_path.parent), [ref], [], single_file=True)
+        return RootWalk(str(root_path.parent), [ref], [], single_file=True)
     if not root_path.is_dir():
-        return Scan(str(root_path), [], [])
+        return RootWalk(str(root_path), [], [])
     files: dict[str, FileRef] = {}  # by real path
     unreadable: list[str] = []
     seen_dirs = {str(root_path)}
@@ -296,7 +296,7 @@ def scan_root(root: str | Path) -> Scan:
             add_file(path, relative, os.path.realpath(path))
         except OSError:
             continue
-    return Scan(str(root_path), sorted(files.values(), key=lambda r: r.doc_id), sorted(unreadable))
+    return RootWalk(str(root_path), sorted(files.values(), key=lambda r: r.doc_id), sorted(unreadable))
 
 
 def walk(root: str | Path) -> list[FileRef]:

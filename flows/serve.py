@@ -8,6 +8,7 @@ while one is still going, and every ingest also holds the global concurrency slo
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import re
 import threading
 import time
@@ -113,3 +114,6 @@ def _trigger_first_run(name: str, parameters: dict, wait: float = 60.0) -> None:
             return
         except ObjectNotFound:  # the deployment is not registered yet
             time.sleep(1.0)
+    logging.getLogger("seams").warning("the first run of deployment seams-ingest/%s was not started: the "
+                                       "deployment was not registered within %.0f s; runs follow the schedule",
+                                       name, wait)

@@ -31,11 +31,13 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from flows.errors import SeamsError
+
 DEFAULT_PORT = 4200
 
 
-class ServerError(RuntimeError):
-    pass
+class ServerError(SeamsError, RuntimeError):
+    """Prefect's server did not start or answer (printed by ``flows.cli`` as one line)."""
 
 
 def api_healthy(api_url: str, timeout: float = 2.0) -> bool:

@@ -343,6 +343,16 @@ class Store:
             self.db.drop_table(self._name(MANIFEST))
         return "re-created"
 
+    @property
+    def chunks_table_name(self) -> str:
+        """The LanceDB table of this knowledge base's chunks (``KB__chunks``)."""
+        return self._name(CHUNKS)
+
+    def drop_chunks(self) -> None:
+        """Drop this knowledge base's chunks table, if there is one (an evaluation writes it afresh)."""
+        if self.chunks_table() is not None:
+            self.db.drop_table(self._name(CHUNKS))
+
     def manifest_table(self, create: bool = False):
         table = self._open(self._name(MANIFEST))
         if table is None and create:

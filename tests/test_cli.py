@@ -219,3 +219,15 @@ def test_a_runner_whose_extra_is_missing_fails_before_any_server_or_file(command
     assert code == EXIT_USAGE
     assert "pip install 'seams[dask]'" in capsys.readouterr().err
     assert not (tmp_path / "db").exists()
+
+
+def test_seams_own_errors_share_one_root_and_reports_one_table_writer():
+    """Issue #14: the server's error sat outside the root of seams' errors, and two Markdown table
+    writers (evaluation report, ingest artifact) were written apart."""
+    from flows.errors import SeamsError, UsageError
+    from flows.markdown import table
+    from flows.server import ServerError
+
+    assert issubclass(ServerError, SeamsError) and issubclass(UsageError, SeamsError)
+    assert table(["action", "files"], [("added", 2), ("a|b", 0)]).splitlines() == [
+        "| action | files |", "|---|---:|", "| added | 2 |", "| a\\|b | 0 |"]

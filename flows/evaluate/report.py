@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flows.evaluate.results import Evaluation, QueryScore
+from flows.markdown import table as markdown_table
 
 #: Summary columns: (key, header, is a share shown in %).
 METRICS = (
@@ -133,14 +134,6 @@ def _num(value: float, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool] | None = None) -> str:
-    right = right or [i > 0 for i in range(len(headers))]
-    lines = ["| " + " | ".join(headers) + " |",
-             "|" + "|".join("---:" if r else "---" for r in right) + "|"]
-    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def _summary_table(evaluation: Evaluation, rows: list[dict], mode: str) -> str:
     picked = [r for r in rows if r["mode"] == mode]
     contenders = _contenders(evaluation, picked)
@@ -158,7 +151,7 @@ def _summary_table(evaluation: Evaluation, rows: list[dict], mode: str) -> str:
         body.append(cells)
     headers = ["configuration", *[h + (" %" if s else "") for _, h, s in METRICS], "chunks", "mean tokens",
                "tokens / retrieved"]
-    return _table(headers, body)
+    return markdown_table(headers, body)
 
 
 def _contenders(evaluation: Evaluation, rows: list[dict]) -> list[dict]:
@@ -212,7 +205,7 @@ def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "")
                 out.append(f"## {label} % per {groups_label} — {mode}\n")
                 body = [[c.name, *[_pct(means.get(c.name, {}).get(g)) for g in groups]]
                         for c in evaluation.configurations]
-                out.append(_table(["configuration", *[f"{g} ({counts[g]})" for g in groups]], body) + "\n")
+                out.append(markdown_table(["configuration", *[f"{g} ({counts[g]})" for g in groups]], body) + "\n")
     out.append("## Cost and intrinsic checks\n")
     body = []
     for cost in evaluation.costs:
@@ -221,7 +214,7 @@ def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "")
                      _size(cost.index_bytes), f"{cost.cut_seconds:.1f}", f"{cost.embed_seconds:.1f}",
                      f"{cost.embedded:,} / {cost.reused:,}", f"{cost.write_seconds:.1f}", _pct(cost.within_budget),
                      _pct(cost.under_min), str(cost.tables_split), str(cost.headings_at_end), strategies])
-    out.append(_table(["configuration", "chunks", "mean tok", "median tok", "index", "cut s", "embed s",
+    out.append(markdown_table(["configuration", "chunks", "mean tok", "median tok", "index", "cut s", "embed s",
                        "embedded / cached", "write s", "within budget %", "under min %", "tables split w/o header",
                        "headers at chunk end", "strategies (files)"], body,
                       right=[False, *[True] * 12, False]) + "\n")
@@ -233,7 +226,7 @@ def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "")
     if data.unlocated:
         out.append(f"## Unlocated questions ({len(data.unlocated)})\n")
         out.append("Not scored: their evidence could not be found in the parsed text.\n")
-        out.append(_table(["id", "question", "reason"], [[u.qid, _short(u.text, 90), u.reason] for u in data.unlocated],
+        out.append(markdown_table(["id", "question", "reason"], [[u.qid, _short(u.text, 90), u.reason] for u in data.unlocated],
                           right=[False, False, False]) + "\n")
     if evaluation.fts_failures:
         out.append(f"_{evaluation.fts_failures} full-text queries failed and were scored as empty rankings._\n")
@@ -278,7 +271,7 @@ def _loss_section(evaluation: Evaluation, modes: Sequence[str], primary: str) ->
         for config in evaluation.configurations:
             lost = losses.get(config.name, [])
             body.append([mode, config.name, str(len(lost)), str(sum(loss.lost_from_top(k) for loss in lost))])
-    out.append(_table(["mode", "configuration", "ranked worse than best", f"lost from top {k}"], body,
+    out.append(markdown_table(["mode", "configuration", "ranked worse than best", f"lost from top {k}"], body,
                       right=[False, False, True, True]) + "\n")
     out.append(f"### Queries lost from the top {k} — {primary}\n")
     for config in evaluation.configurations:
@@ -291,7 +284,7 @@ def _loss_section(evaluation: Evaluation, modes: Sequence[str], primary: str) ->
         rows = [[loss.qid, loss.group, _short(questions[loss.qid].text, 80), _rank(loss.rank, evaluation.options.depth),
                  str(loss.best_rank), ", ".join(loss.best[:3]) + ("…" if len(loss.best) > 3 else "")]
                 for loss in lost[:LISTED_LOSSES]]
-        out.append(_table(["id", "group", "question", "rank", "best rank", "best configurations"], rows,
+        out.append(markdown_table(["id", "group", "question", "rank", "best rank", "best configurations"], rows,
                           right=[False, False, False, True, True, False]) + "\n")
     return out
 

@@ -39,7 +39,7 @@ from flows.progress import Listeners
 from flows.rows import chunk_rows
 from flows.search import MODES, ensure_fts_index, fts_column, fuse
 from flows.settings import Settings
-from flows.store import CHUNKS, VECTOR_SEARCH_COLUMN, Store, now
+from flows.store import VECTOR_SEARCH_COLUMN, Store, now
 from splitters import Chunk
 
 _COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]  # what scoring reads of a ranked chunk (flows.store.ROW_COLUMNS)
@@ -112,9 +112,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
              for text in embedded_texts(c, config.heading_path, config.plain_cells, settings.passage_tokens)}
     vectors, embedded, embed_seconds = embed_texts(texts, embedder, store, options.batch, config.name)
     started = time.perf_counter()
-    table_name = f"{settings.kb}__{CHUNKS}"
-    if store.chunks_table() is not None:
-        store.db.drop_table(table_name)
+    store.drop_chunks()
     as_lists = {h: v.tolist() for h, v in vectors.items()}
     indexed_at = now()
     rows: list[dict] = []
@@ -140,7 +138,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
         chunks=len(all_chunks),
         tokens_mean=statistics.fmean(tokens),
         tokens_median=statistics.median(tokens),
-        index_bytes=_disk_size(Path(options.store_uri) / f"{table_name}.lance"),
+        index_bytes=_disk_size(Path(options.store_uri) / f"{store.chunks_table_name}.lance"),
         cut_seconds=cut_seconds,
         embed_seconds=embed_seconds,
         embedded=embedded,
