@@ -46,12 +46,11 @@ def rankings(table, questions, vectors: np.ndarray, depth: int) -> tuple[list[Sc
     def span(row: dict) -> metrics.Span:
         return metrics.Span(row["doc_id"], row["char_start"], row["char_end"])
 
-    result = (table.search(list(vectors), vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(depth)
-              .select([*COLUMNS, "_distance"]).to_arrow().to_pylist())
-    vector: list[Scored] = [[] for _ in questions]
-    for row in result:
-        vector[row.get("query_index", 0)].append((span(row), 1.0 - float(row["_distance"])))
-    vector = [sorted(v, key=lambda item: -item[1]) for v in vector]
+    vector: list[Scored] = []
+    for query in vectors:  # one search each: several vectors are one query of a multivector column
+        rows = (table.search(query, vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(depth)
+                .select([*COLUMNS, "_distance"]).to_arrow().to_pylist())
+        vector.append(sorted(((span(row), 1.0 - float(row["_distance"])) for row in rows), key=lambda item: -item[1]))
     ensure_fts_index(table)
     fts: list[Scored] = []
     for question in questions:

@@ -64,6 +64,8 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
     fts = [s for s in evaluation.scores if s.mode == "fts" and s.configuration == "tokens:40/0"]
     assert all(s.rank is not None and s.rank <= 3 for s in fts)
     assert all(s.recall > 0 and s.doc_recall == 1.0 for s in fts)
+    # Every question gets its own vector ranking (all four documents, so each one's evidence is in it).
+    assert all(s.rank is not None for s in evaluation.scores if s.mode == "vector" and s.configuration == "none")
     for score in evaluation.scores:
         assert 0.0 <= score.iou <= min(score.recall, score.precision) + 1e-9
         assert score.hit == (score.recall == 1.0)

@@ -164,12 +164,11 @@ def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray,
     rankings: dict[str, list[list[dict]]] = {}
     failures = 0
     if "vector" in modes or "hybrid" in modes:
-        # One exact (flat) search for all questions; the table has no vector index.
-        result = (table.search(list(query_vectors), vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine")
-                  .limit(depth).select([*_COLUMNS, "_distance"]).to_arrow().to_pylist())
-        per_query: list[list[dict]] = [[] for _ in questions]
-        for row in result:
-            per_query[row.get("query_index", 0)].append(row)
+        # An exact (flat) search per question; the table has no vector index. (Several vectors given
+        # to one search of a multivector column are one query, scored by the sum of their best
+        # matches, not a batch of queries.)
+        per_query = [table.search(vector, vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(depth)
+                     .select([*_COLUMNS, "_distance"]).to_arrow().to_pylist() for vector in query_vectors]
         rankings["vector"] = [sorted(rows, key=lambda r: (r["_distance"], r["chunk_id"])) for rows in per_query]
     if "fts" in modes or "hybrid" in modes:
         ensure_fts_index(table)
