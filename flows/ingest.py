@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.states import Completed
@@ -107,13 +108,13 @@ progress = Listeners()
 
 # -- embedding and writing ----------------------------------------------------------------------
 
-def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) -> tuple[dict[str, list[float]], int, int]:
+def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) -> tuple[dict[str, np.ndarray], int, int]:
     """Vectors for every chunk text to embed, from the cache where possible. Returns (vectors, new, reused)."""
     embedder = get_embedder(settings.embedder, settings.embed_threads)
     texts = {text_hash(t): t for o in outcomes for c in o.chunks
              for t in embedded_texts(c, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens)}
     vectors, new = embed_cached(texts, embedder, store, settings.embed_batch)
-    return {h: v.tolist() for h, v in vectors.items()}, new, len(texts) - new
+    return vectors, new, len(texts) - new  # float32 arrays: a list of Python floats is 8 times the size
 
 
 def write_rows(store: Store, rows: list[dict], paths: list[str], dim: int, new: bool = False) -> tuple[int, int]:
@@ -272,7 +273,7 @@ def _cut_batches(refs: list[FileRef], settings: Settings, steps: Steps) -> Itera
 
 
 def _batch_rows(outcomes: list[Outcome], manifest: dict[str, dict], settings: Settings, fingerprint: str,
-                vectors: dict[str, list[float]], dim: int) -> tuple[list[dict], list[str], list[dict]]:
+                vectors: dict[str, np.ndarray], dim: int) -> tuple[list[dict], list[str], list[dict]]:
     """A batch's chunk rows, the paths whose rows they replace, and every file's manifest entry."""
     indexed_at = now()
     rows: list[dict] = []

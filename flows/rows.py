@@ -8,13 +8,16 @@ knowledge base is a real one. The columns are those of :func:`flows.store.chunk_
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
+
+import numpy as np
 
 from flows.embedders import text_hash
 from flows.pipeline import Outcome, embedded_texts
 from flows.settings import Settings
 
 
-def chunk_rows(outcome: Outcome, settings: Settings, vectors: dict[str, list[float]], dim: int,
+def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.ndarray], dim: int,
                indexed_at: dt.datetime) -> list[dict]:
     """The chunk rows of one cut file, each with exactly :data:`flows.store.ROW_COLUMNS` in their order;
     ``vectors`` maps the hash of each text embedded for a chunk (:func:`flows.pipeline.embedded_texts`)

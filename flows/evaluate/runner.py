@@ -113,7 +113,6 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     vectors, embedded, embed_seconds = embed_texts(texts, embedder, store, options.batch, config.name)
     started = time.perf_counter()
     store.drop_chunks()
-    as_lists = {h: v.tolist() for h, v in vectors.items()}
     indexed_at = now()
     rows: list[dict] = []
     paths: list[str] = []
@@ -121,7 +120,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
         doc = dataset.documents[doc_id]
         ref = FileRef(root=dataset.name, path=doc.path, doc_id=doc_id, size=len(doc.text), mtime=0.0)
         outcome = Outcome(ref, text_hash(doc.text), doc.format, decision, tuple(chunks))
-        rows.extend(chunk_rows(outcome, settings, as_lists, embedder.dim, indexed_at))
+        rows.extend(chunk_rows(outcome, settings, vectors, embedder.dim, indexed_at))
         paths.append(doc.path)
     store.replace_documents(rows, paths, embedder.dim)
     ensure_fts_index(store.chunks_table())
