@@ -1043,24 +1043,29 @@ def _furniture_lines(pages: Sequence[_Page]) -> set[str]:
             counts.update(keys - {None})
         needed = max(2, share * len(group))
         repeated |= {key for key, n in counts.items() if n >= needed}
-    return repeated | _numbered_series(with_text) | _section_badges(with_text)
+    body = _body_size(with_text)
+    return repeated | _numbered_series(with_text, body) | _section_badges(with_text, body)
 
 
-def _section_badges(pages: Sequence[_Page]) -> set[str]:
+def _body_size(pages: Sequence[_Page]) -> float:
+    """The size most of the text is set in (by characters), 0 without sized text."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for line in page.lines:
+            if line.size > 0:
+                sizes[line.size] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def _section_badges(pages: Sequence[_Page], body: float) -> set[str]:
     """Keys (:func:`_badge_key`) of section badges: a bare number of one or two digits set at least
     :data:`BADGE_SIZE` times the body text's size, one style (size to the point) numbering the
     document's sections 1, 2, 3, … in page order ("01" beside "들어가며", "02" beside the next
     section's title). The number is an ornament of the heading beside it (which stays); read as
     text it lands inside a sentence of the other column. A lone large number, or large numbers
     that do not count up one by one (a chart's callout figures), stay text."""
-    sizes: Counter[float] = Counter()
-    for page in pages:
-        for line in page.lines:
-            if line.size > 0:
-                sizes[line.size] += len(line.text)
-    if not sizes:
+    if body <= 0:
         return set()
-    body = sizes.most_common(1)[0][0]
     styles: dict[int, list[tuple[int, int, str]]] = {}  # size -> (value, page, key)
     for page in pages:
         for line in page.lines:
@@ -1082,7 +1087,7 @@ def _badge_key(line: _Line, page: _Page) -> str:
     return f"badge:{page.number}:{line.top:.2f}:{line.text}"
 
 
-def _numbered_series(pages: Sequence[_Page]) -> set[str]:
+def _numbered_series(pages: Sequence[_Page], body: float) -> set[str]:
     """Keys (:func:`_series_key`) of running footers and headers whose text changes (the chapter's
     title) beside a page number that follows the page sequence.
 
@@ -1095,14 +1100,8 @@ def _numbered_series(pages: Sequence[_Page]) -> set[str]:
     a later page's number exceeds an earlier one's by at least the pages between them (a document
     of sampled pages skips more, never fewer; left and right pages are separate series, the number
     being on their outer sides), and roman front matter may give way to arabic numbers once."""
-    sizes: Counter[float] = Counter()
-    for page in pages:
-        for line in page.lines:
-            if line.size > 0:
-                sizes[line.size] += len(line.text)
-    if not sizes:
+    if body <= 0:
         return set()
-    body = sizes.most_common(1)[0][0]
     groups: dict[tuple[str, str, int], list[_Candidate]] = {}
     for index, page in enumerate(pages):
         lines = [x for x in page.lines if not x.turned and not _PAGE_NUMBER.match(x.text)]
