@@ -33,7 +33,7 @@ from flows.evaluate import metrics
 from flows.evaluate.configs import configurations
 from flows.evaluate.results import Options
 from flows.evaluate.runner import embed_texts, load_dataset
-from flows.search import ensure_fts_index, fts_column, fuse
+from flows.search import ensure_fts_index, fts_column, fts_query, fuse
 from flows.settings import Settings
 from flows.store import VECTOR_SEARCH_COLUMN, Store
 
@@ -55,7 +55,7 @@ def rankings(table, questions, vectors: np.ndarray, depth: int) -> tuple[list[Sc
     fts: list[Scored] = []
     for question in questions:
         try:
-            rows = (table.search(question.text, query_type="fts", fts_columns=fts_column(question.text))
+            rows = (table.search(fts_query(question.text), query_type="fts", fts_columns=fts_column(question.text))
                     .limit(depth).select([*COLUMNS, "_score"]).to_arrow().to_pylist())
         except (ValueError, RuntimeError, OSError):
             rows = []

@@ -19,6 +19,12 @@ On the Chroma English benchmark the word index finds more of the evidence in the
 86 % vs 82 % for n-grams) and answers several times faster; n-grams are what make Korean work,
 where particles are glued to the words.
 
+A date in a full-text query is also looked for as the other ways tables and text write it
+(:func:`fts_query`): "2018년 3월 15일" finds a row dated ``20180315`` or ``2018-03-15``. Measured on
+the development set's daily air-quality CSV, whose questions name dates in words, full text and
+hybrid went from 95.7 to 97.8 % hit@5 (four table-row questions, none lost); Chroma's questions hold
+no such dates.
+
 The query is embedded by the embedder the knowledge base was built with (recorded in its rows),
 whatever ``--embedder`` says. Vector search is exact below :data:`flows.store.VECTOR_INDEX_MIN_ROWS` rows; above, it uses the
 IVF_PQ index and re-ranks its candidates by exact distance.
@@ -28,6 +34,7 @@ Results are plain dicts with a stable set of keys (:data:`HIT_KEYS`; the ``--jso
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from pathlib import Path
 
@@ -74,6 +81,47 @@ def fts_column(query: str) -> str:
     return "text"
 
 
+#: Dates a query may name: "2018년 3월 15일" (also "2018년 3월"), "2018-03-15", "2018.3.15",
+#: "2018. 3. 15.", "2018/03/15" and "20180315" (a year 1900-2099 with a valid month and day).
+_DATE_PATTERNS = (
+    re.compile(r"(?<!\d)((?:19|20)\d\d)\s*년\s*(\d{1,2})\s*월(?:\s*(\d{1,2})\s*일)?"),
+    re.compile(r"(?<![\d.])((?:19|20)\d\d)([-./])\s?(\d{1,2})\2\s?(\d{1,2})(?![\d])"),
+    re.compile(r"(?<!\d)((?:19|20)\d\d)(\d\d)(\d\d)(?!\d)"),
+)
+
+
+def _dates(query: str) -> list[tuple[int, int, int | None]]:
+    """(year, month, day or None) for every date :data:`_DATE_PATTERNS` find in ``query``."""
+    found = []
+    for pattern in _DATE_PATTERNS:
+        for match in pattern.finditer(query):
+            groups = [g for g in match.groups() if g not in ("-", ".", "/")]
+            year, month = int(groups[0]), int(groups[1])
+            day = int(groups[2]) if len(groups) > 2 and groups[2] else None
+            if 1 <= month <= 12 and (day is None or 1 <= day <= 31):
+                found.append((year, month, day))
+    return found
+
+
+def date_forms(year: int, month: int, day: int | None) -> list[str]:
+    """How documents write a date (or a month): compact, ISO, dotted and in Korean words."""
+    if day is None:
+        return [f"{year}{month:02d}", f"{year}-{month:02d}", f"{year}.{month:02d}", f"{year}년 {month}월"]
+    return [f"{year}{month:02d}{day:02d}", f"{year}-{month:02d}-{day:02d}", f"{year}.{month:02d}.{day:02d}",
+            f"{year}년 {month}월 {day}일"]
+
+
+def fts_query(query: str) -> str:
+    """The full-text query for ``query``: itself, then every other written form of each date it names.
+
+    Why: a question names a date the way people say it ("2018년 3월 15일 종로구 초미세먼지") while a
+    table holds it the way a system exported it (``20180315``, ``2018-03-15``); neither full-text
+    index (words, or character n-grams) relates the two. The query only gains terms; ranking is still
+    BM25 over the chunk text, which is unchanged."""
+    extra = [form for date in dict.fromkeys(_dates(query)) for form in date_forms(*date) if form not in query]
+    return " ".join([query, *dict.fromkeys(extra)])
+
+
 def _where(row: dict) -> str:
     parts = []
     if row.get("page_start") is not None:
@@ -107,7 +155,7 @@ def vector_ranking(table, settings: Settings, query: str, limit: int) -> list[di
 
 def fts_ranking(table, query: str, limit: int) -> list[dict]:
     ensure_fts_index(table)
-    return table.search(query, query_type="fts", fts_columns=fts_column(query)).limit(limit).to_list()
+    return table.search(fts_query(query), query_type="fts", fts_columns=fts_column(query)).limit(limit).to_list()
 
 
 def fuse(vector: list[dict], fts: list[dict], k: int, vector_weight: float = VECTOR_WEIGHT) -> list[dict]:

@@ -11,7 +11,7 @@ from test_sync import settings, write
 from flows.cli import EXIT_USAGE, main
 from flows.errors import UsageError
 from flows.ingest import ingest_flow
-from flows.search import HIT_KEYS, MODES, NOT_IN_HITS, fts_column, search
+from flows.search import HIT_KEYS, MODES, NOT_IN_HITS, fts_column, fts_query, search
 from flows.store import Store, chunk_schema, now
 
 DOCS = {
@@ -209,3 +209,36 @@ def test_passages_cover_the_text_in_half_overlapping_windows():
     assert all(len(encoding.encode(w)) <= 64 for w in windows)
     assert windows[-1].endswith("The end.") and text.startswith(windows[0])
     assert passages("짧은 글.", 64) == [] and passages(text, 0) == []
+
+
+def test_a_date_in_words_finds_the_row_a_table_dates_in_digits(prefect_harness, tmp_path):
+    """Open data exports date rows ``20180315``; people ask for "2018년 3월 15일". Full text now also
+    looks for the other written forms of a date the query names, so the chunk holding that day's row
+    ranks first in full-text and hybrid search (the development set's daily CSV questions)."""
+    import datetime as dt
+
+    districts = ("종로구", "중구", "용산구", "성동구")
+    lines = ["측정일자,측정소명,이산화질소,오존,초미세먼지"]
+    day = dt.date(2018, 1, 1)
+    for i in range(150):
+        for j, district in enumerate(districts):
+            lines.append(f"{day:%Y%m%d},{district},0.0{(i + j) % 9 + 1},0.0{(i * 3 + j) % 9 + 1},{(i * 7 + j) % 60 + 5}")
+        day += dt.timedelta(days=1)
+    root = tmp_path / "docs"
+    write(root / "대기오염도_2018.csv", "\n".join(lines) + "\n")
+    db = str(tmp_path / "db")
+    ingest_flow([str(root)], settings(db))
+    assert len(Store(db).rows(["chunk_id"])) > 10, "the sheet is cut into many row groups"
+    for query in ("2018년 3월 15일 종로구 초미세먼지 농도", "2018. 3. 15. 종로구 초미세먼지"):
+        for mode in ("fts", "hybrid"):
+            top = search(settings(db), query, k=1, mode=mode)[0]
+            assert "20180315,종로구".replace(",", " | ") in top["text"], (query, mode)
+
+
+def test_full_text_queries_carry_every_written_form_of_their_dates():
+    assert fts_query("2018년 3월 15일 종로구") == "2018년 3월 15일 종로구 20180315 2018-03-15 2018.03.15"
+    assert fts_query("readings of 2018-03-15") == "readings of 2018-03-15 20180315 2018.03.15 2018년 3월 15일"
+    assert fts_query("20180315") == "20180315 2018-03-15 2018.03.15 2018년 3월 15일"
+    assert fts_query("2024년 7월 예산") == "2024년 7월 예산 202407 2024-07 2024.07"
+    for unchanged in ("version 3.2.1", "2018년 13월 1일", "pi 3.14159265", "개인정보 파기", "12345678"):
+        assert fts_query(unchanged) == unchanged

@@ -37,7 +37,7 @@ from flows.evaluate.results import DEFAULT_DB, Cost, Evaluation, Options, QueryS
 from flows.pipeline import CutConfig, FileRef, Outcome, cut_document, embedded_texts
 from flows.progress import Listeners
 from flows.rows import chunk_rows
-from flows.search import MODES, ensure_fts_index, fts_column, fuse
+from flows.search import MODES, ensure_fts_index, fts_column, fts_query, fuse
 from flows.settings import Settings
 from flows.store import VECTOR_SEARCH_COLUMN, Store, now
 from splitters import Chunk
@@ -174,7 +174,7 @@ def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray,
         rankings["fts"] = []
         for question in questions:
             try:
-                rows = (table.search(question.text, query_type="fts", fts_columns=fts_column(question.text))
+                rows = (table.search(fts_query(question.text), query_type="fts", fts_columns=fts_column(question.text))
                         .limit(depth)
                         .select([*_COLUMNS, "_score"]).to_arrow().to_pylist())
             except (ValueError, RuntimeError, OSError):
