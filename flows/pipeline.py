@@ -197,6 +197,14 @@ def passages(text: str, size: int) -> list[str]:
             for start in range(0, len(tokens) - size + step, step)]
 
 
+def passage_count(tokens: int, size: int) -> int:
+    """How many passages :func:`passages` makes of a text of ``tokens`` tokens."""
+    if size <= 0 or tokens <= size:
+        return 0
+    step = max(size // 2, 1)
+    return len(range(0, tokens - size + step, step))
+
+
 @dataclass(frozen=True)
 class RootWalk:
     """What one walk of an indexed root found.
