@@ -7,6 +7,7 @@
 - a tall sheet is held in about its text (its rows packed), and reads back as the same table.
 - an ingest embeds and writes a batch's files in groups within a vector budget (the same rows as one
   group), and the embedding cache is written and read without a Python float per component;
+- a file whose text is over the limit fails alone (``too_large``), in the ingest and in ``inspect``.
 """
 
 from __future__ import annotations
@@ -179,6 +180,24 @@ def test_a_batch_is_embedded_and_written_in_groups_within_the_vector_budget(tmp_
     _bare_ingest(docs, Settings(db=str(tmp_path / "b"), embedder="hashing", workers=0, batch_files=6), whole)
     assert [files for files, _ in whole] == [6], "by default these files are one group"
     assert _stored(tmp_path / "a") == _stored(tmp_path / "b"), "the same chunks and vectors"
+
+
+def test_a_file_over_the_text_limit_fails_alone_and_inspect_says_so(tmp_path, capsys) -> None:
+    from flows.console import inspect_file
+    from flows.settings import Settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    big = _korean_md(docs / "big.md", 30)
+    _korean_md(docs / "small.md", 2)
+    settings = Settings(db=str(tmp_path / "db"), embedder="hashing", workers=0, max_text_chars=10_000)
+    report = _bare_ingest(docs, settings)
+    by_name = {f.doc_id: f for f in report.files}
+    assert by_name["small.md"].action == "added"
+    assert by_name["big.md"].error_kind == "too_large"
+    assert "over the limit of 10,000" in by_name["big.md"].error and "SEAMS_MAX_TEXT_CHARS" in by_name["big.md"].error
+    assert inspect_file(big, settings) == 1
+    assert "too_large" in capsys.readouterr().out
 
 
 def _some_vectors(count: int = 2_000) -> dict:
