@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -168,6 +169,8 @@ def ingest_peaks(folder: Path, db: Path, embedder: str) -> tuple[float, float, f
 
 def main_ingest(args: argparse.Namespace, folder: Path) -> None:
     formats = args.formats.split(",") if args.formats else None
+    for earlier in ("run", "idle", "db", "db-idle"):  # a --keep folder of an earlier run: start afresh
+        shutil.rmtree(folder / earlier, ignore_errors=True)
     files = make_files(folder / "big", {name: args.scale * f for name, f in INGEST_SCALE.items()}, formats)
     tiny = make_files(folder / "tiny", 0.0001, formats)
     print(f"embedder {args.embedder}; peaks in MB; ratio = (peak − idle) / file size, target ≤ 5×")
