@@ -113,19 +113,20 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     its merge group). With ``chunk``, ``chunks`` holds that chunk alone and ``chunk`` its ordinal.
     Returns 0, 1 when the file cannot be read, 2 for a chunk ordinal out of range.
     """
-    from flows.pipeline import CutConfig, cut_document
+    from flows.pipeline import CutConfig, check_text_size, cut_document
     from parsers import ParseError, parse
 
     out = _console()
+    config = CutConfig.from_settings(settings)
     try:
-        doc = parse(path)
+        doc = parse(path, max_bytes=config.max_bytes)
+        check_text_size(doc, config.max_text_chars)
     except ParseError as exc:
         if as_json:
             print(json.dumps({"file": str(path), "error_kind": exc.kind, "error": exc.message}, ensure_ascii=False))
         else:
             out.print(f"[red]{escape(str(path))}: {exc.kind}: {escape(exc.message)}[/]")
         return 1
-    config = CutConfig.from_settings(settings)
     decision, chunks = cut_document(doc, config, path.name)
     selected = _inspect_ordinals(len(chunks), chunk)
     if selected is None:

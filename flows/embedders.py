@@ -120,8 +120,11 @@ class VectorCache(Protocol):
     def cache_vectors(self, embedder: str, items: dict[str, np.ndarray]) -> None: ...
 
 
-#: While texts are embedded, the new vectors are saved to the cache at least this often.
+#: While texts are embedded, the new vectors are saved to the cache at least this often,
 CACHE_SAVE_EVERY_S = 30.0
+#: ... and whenever this many are waiting: LanceDB's write buffers several times what it is given
+#: (20,000 new vectors, 42 MB, took +130 MB at once), so a large file's are saved in parts.
+CACHE_SAVE_VECTORS = 4096
 
 
 def embed_cached(texts: Mapping[str, str], embedder: Embedder, store: VectorCache, batch: int,
@@ -130,8 +133,9 @@ def embed_cached(texts: Mapping[str, str], embedder: Embedder, store: VectorCach
     others embedded ``batch`` at a time, shortest first (less padding in a batch). Returns (vectors,
     how many were embedded).
 
-    New vectors are saved to the cache as they come, at least every :data:`CACHE_SAVE_EVERY_S`, so an
-    interrupted run keeps what it embedded. ``on_progress(done, total)`` is called with 0 before the
+    New vectors are saved to the cache as they come, at least every :data:`CACHE_SAVE_EVERY_S` and
+    every :data:`CACHE_SAVE_VECTORS`, so an interrupted run keeps what it embedded.
+    ``on_progress(done, total)`` is called with 0 before the
     first batch and after each one, ``total`` being the texts not in the cache.
     """
     vectors = store.cached_vectors(embedder.name, list(texts))
@@ -146,7 +150,7 @@ def embed_cached(texts: Mapping[str, str], embedder: Embedder, store: VectorCach
         part = missing[start:start + batch]
         for h, vector in zip(part, embedder.encode([texts[h] for h in part]), strict=True):
             vectors[h] = unsaved[h] = vector
-        if time.monotonic() - saved_at >= CACHE_SAVE_EVERY_S:
+        if len(unsaved) >= CACHE_SAVE_VECTORS or time.monotonic() - saved_at >= CACHE_SAVE_EVERY_S:
             store.cache_vectors(embedder.name, unsaved)
             unsaved, saved_at = {}, time.monotonic()
         if on_progress:

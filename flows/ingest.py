@@ -34,7 +34,7 @@ from prefect.utilities.annotations import quote
 from flows.embedders import embed_cached, get_embedder, text_hash
 from flows.errors import UsageError
 from flows.markdown import table as markdown_table
-from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embedded_texts
+from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embedded_texts, passage_count
 from flows.progress import Listeners
 from flows.rows import chunk_rows, manifest_entry
 from flows.settings import Settings
@@ -204,13 +204,9 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
         dim = get_embedder(settings.embedder, settings.embed_threads).dim
         held = _held_paths(store, plan.to_cut, manifest)
         for outcomes in _cut_batches(plan.to_cut, settings, steps):
-            vectors, fresh, reused = steps.embed(outcomes, settings, store)
-            rows, replaced, entries = _batch_rows(outcomes, manifest, settings, fingerprint, vectors, dim)
-            new = not any(outcome.ref.path in held for outcome in outcomes)
-            written, deleted = steps.write(store, rows, replaced, dim, new)
-            steps.manifest(store, entries, new)
-            report.count_batch(embedded=fresh, reused_vectors=reused, rows_written=written, rows_deleted=deleted)
-            tally.files_done(_cut_report(outcome, outcome.ref.path in manifest) for outcome in outcomes)
+            for group in embedding_groups(outcomes, settings.embed_group_vectors, settings.passage_tokens):
+                _embed_and_write(group, settings, store, steps, manifest, fingerprint, dim, held, report)
+                tally.files_done(_cut_report(outcome, outcome.ref.path in manifest) for outcome in group)
             tally.batch_done()
 
     if plan.deleted:
@@ -224,7 +220,41 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     return report
 
 
+def _embed_and_write(group: list[Outcome], settings: Settings, store: Store, steps: Steps, manifest: dict[str, dict],
+                     fingerprint: str, dim: int, held: set[str], report: IngestReport) -> None:
+    """Embed one group of a batch's files and replace their rows, then their manifest rows. Its own
+    function so that the group's vectors and rows are let go when it returns, before the next group
+    is embedded."""
+    vectors, fresh, reused = steps.embed(group, settings, store)
+    rows, replaced, entries = _batch_rows(group, manifest, settings, fingerprint, vectors, dim)
+    del vectors  # the rows hold the vectors they use
+    new = not any(outcome.ref.path in held for outcome in group)
+    written, deleted = steps.write(store, rows, replaced, dim, new)
+    del rows
+    steps.manifest(store, entries, new)
+    report.count_batch(embedded=fresh, reused_vectors=reused, rows_written=written, rows_deleted=deleted)
+
+
 # -- the data path's bookkeeping ------------------------------------------------------------------
+
+def embedding_groups(outcomes: list[Outcome], budget: int, passage_tokens: int) -> Iterator[list[Outcome]]:
+    """A batch's files in runs, in order, each to be embedded as at most about ``budget`` vectors (a
+    chunk's whole text and its passages, :func:`flows.pipeline.passage_count`); a file over the budget
+    alone is a run of its own, since a file's rows are replaced in one commit. The main process holds
+    one run's vectors at a time — two to three times 2 KB each (512 float32) — however many files a
+    batch has; before, a batch's 256 files held all of theirs at once."""
+    group: list[Outcome] = []
+    held = 0
+    for outcome in outcomes:
+        count = sum(1 + passage_count(chunk.tokens, passage_tokens) for chunk in outcome.chunks)
+        if group and held + count > budget:
+            yield group
+            group, held = [], 0
+        group.append(outcome)
+        held += count
+    if group:
+        yield group
+
 
 @dataclass
 class _Tally:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from classifiers import DEFAULT_RULES, Decision, build_rules, classify, gather_facts
 from parsers import ParseError, parse
+from parsers.errors import TooLarge
 from parsers.model import CELL_SEPARATOR, Document
 from splitters import Budget, Chunk, TokenCounter, cl100k_counter, get_strategy, split_document
 from splitters.chunk import cl100k, cl100k_floor, counts_cl100k
@@ -28,6 +29,12 @@ log = logging.getLogger(__name__)
 
 #: Error kinds after which the file's previous chunks stay in the index (the file may come back).
 KEEP_OLD_CHUNKS = frozenset({"corrupt", "encrypted", "timeout", "too_large", "error", "unreadable"})
+
+
+#: A file whose extracted text is longer than this is refused (``too_large``) before it is cut: the
+#: ingest holds a file's vectors at once (its rows replace its old ones in one commit), about 2 KB
+#: for every 64 tokens of its text, so this bounds the memory one file can take (SEAMS_MAX_TEXT_CHARS).
+MAX_TEXT_CHARS = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -49,11 +56,12 @@ class CutConfig:
     max_bytes: int = 512 * 1024 * 1024
     disabled_rules: tuple[str, ...] = ()
     rule_strategies: dict[str, str] = field(default_factory=dict)
+    max_text_chars: int = MAX_TEXT_CHARS
 
     @classmethod
     def from_settings(cls, settings) -> CutConfig:
         return cls(settings.budget, settings.strategy, dict(settings.overrides), settings.max_file_mb * 1024 * 1024,
-                   tuple(settings.disabled_rules), dict(settings.rule_strategies))
+                   tuple(settings.disabled_rules), dict(settings.rule_strategies), settings.max_text_chars)
 
     def rules(self) -> tuple:
         if not self.disabled_rules and not self.rule_strategies:
@@ -136,12 +144,21 @@ def cut_file(ref: FileRef, config: CutConfig) -> Outcome:
         return Outcome(ref, "", error_kind="unreadable", error=f"cannot read the file: {exc.strerror or exc}")
     try:
         doc = parse(ref.path, max_bytes=config.max_bytes)
+        check_text_size(doc, config.max_text_chars)
         decision, chunks = cut_document(doc, config, ref.doc_id)
     except ParseError as exc:
         return Outcome(ref, content_hash, error_kind=exc.kind, error=exc.message)
     except Exception as exc:  # a bug in a stage must not stop the folder; report it as this file's error
         return Outcome(ref, content_hash, error_kind="error", error=f"{type(exc).__name__}: {exc}")
     return Outcome(ref, content_hash, doc.format, decision, tuple(chunks), doc.warnings)
+
+
+def check_text_size(doc: Document, max_chars: int) -> None:
+    """Raise ``too_large`` for a document whose text is over ``max_chars`` characters (see
+    :data:`MAX_TEXT_CHARS`)."""
+    if len(doc.text) > max_chars:
+        raise TooLarge(f"its text is {len(doc.text):,} characters, over the limit of {max_chars:,} "
+                       f"(SEAMS_MAX_TEXT_CHARS; raise it and run with --retry-failed to index it)")
 
 
 @lru_cache(maxsize=16)
@@ -195,6 +212,14 @@ def passages(text: str, size: int) -> list[str]:
     step = max(size // 2, 1)
     return [encoding.decode_bytes(tokens[start:start + size]).decode("utf-8", "ignore")
             for start in range(0, len(tokens) - size + step, step)]
+
+
+def passage_count(tokens: int, size: int) -> int:
+    """How many passages :func:`passages` makes of a text of ``tokens`` tokens."""
+    if size <= 0 or tokens <= size:
+        return 0
+    step = max(size // 2, 1)
+    return len(range(0, tokens - size + step, step))
 
 
 @dataclass(frozen=True)

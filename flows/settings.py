@@ -17,6 +17,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from flows.embedders import EMBEDDERS
+from flows.pipeline import MAX_TEXT_CHARS
 from flows.store import CACHE
 from splitters import Budget, get_strategy
 
@@ -49,7 +50,12 @@ class Settings(BaseSettings):
     passage_tokens: int = Field(default=128, ge=0, description="also embed each chunk's windows of this many tokens "
                                 "(half-overlapping); vector search ranks a chunk by its best one (0: by the whole "
                                 "chunk only)")
+    embed_group_vectors: int = Field(default=8192, ge=1, description="a batch's files are embedded and written in "
+                                     "runs of about this many vectors (2 KB each), so the ingest holds one run's at a "
+                                     "time; a file with more is a run of its own")
     max_file_mb: int = 512
+    max_text_chars: int = Field(default=MAX_TEXT_CHARS, ge=1, description="a file whose extracted text is longer is "
+                                "refused (too_large): it bounds the memory one file's vectors take")
     file_timeout_s: float = 300.0
     workers: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 1)))
     batch_files: int = Field(default=0, description="files per batch; 0 sizes batches to the run")

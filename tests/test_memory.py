@@ -5,6 +5,9 @@
 - counting a long text never holds its tokens whole (as a Python list, tens of bytes a token);
 - the counter's answer is tiktoken's, however a long text is cut into pieces to be counted;
 - a tall sheet is held in about its text (its rows packed), and reads back as the same table.
+- an ingest embeds and writes a batch's files in groups within a vector budget (the same rows as one
+  group), and the embedding cache is written and read without a Python float per component;
+- a file whose text is over the limit fails alone (``too_large``), in the ingest and in ``inspect``.
 """
 
 from __future__ import annotations
@@ -129,3 +132,96 @@ def test_a_packed_sheet_reads_as_the_table_of_its_cells(rows: list[list[str]], m
     assert table.rows[1:3] == expected.rows[1:3] and table.rows[-1] == expected.rows[-1]
     assert table.render() == expected.render()
     assert [table.row_text(i) for i in range(len(table.rows))] == [expected.row_text(i) for i in range(len(table.rows))]
+
+
+# -- the ingest's main process: vectors held a group at a time, no Python floats, a per-file cap ----
+
+def _korean_md(path, sections: int, seed: int = 0):
+    path.write_text("".join(f"## 절 {i}\n\n{korean_text(900, seed + i)}\n\n" for i in range(sections)), "utf-8")
+    return path
+
+
+def _bare_ingest(folder, settings, embed_calls: list[tuple[int, int]] | None = None):
+    """``run_ingest`` with its steps as plain functions (no Prefect), noting (files, texts) of each
+    embedding call."""
+    from flows.ingest import Steps, embed_outcomes, run_ingest
+
+    def embed(outcomes, settings_, store):
+        vectors, new, reused = embed_outcomes(outcomes, settings_, store)
+        if embed_calls is not None:
+            embed_calls.append((len(outcomes), new + reused))
+        return vectors, new, reused
+
+    return run_ingest([str(folder)], settings, Steps(embed=embed))
+
+
+def _stored(db) -> list[tuple]:
+    from flows.store import Store
+
+    rows = Store(str(db)).rows(["chunk_id", "text", "embed_text", "vector", "passages"])
+    return sorted((r["chunk_id"], r["text"], r["embed_text"], tuple(r["vector"]), tuple(map(tuple, r["passages"])))
+                  for r in rows)
+
+
+def test_a_batch_is_embedded_and_written_in_groups_within_the_vector_budget(tmp_path) -> None:
+    from flows.settings import Settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(6):
+        _korean_md(docs / f"note{i}.md", 3 + i, seed=i)
+    grouped: list[tuple[int, int]] = []
+    report = _bare_ingest(docs, Settings(db=str(tmp_path / "a"), embedder="hashing", workers=0, batch_files=6,
+                                         embed_group_vectors=60), grouped)
+    assert report.failed == 0 and report.count("added") == 6
+    assert len(grouped) > 1, "the batch's six files are embedded in several groups"
+    assert all(texts <= 60 for files, texts in grouped if files > 1), "only a file alone goes over the budget"
+    whole: list[tuple[int, int]] = []
+    _bare_ingest(docs, Settings(db=str(tmp_path / "b"), embedder="hashing", workers=0, batch_files=6), whole)
+    assert [files for files, _ in whole] == [6], "by default these files are one group"
+    assert _stored(tmp_path / "a") == _stored(tmp_path / "b"), "the same chunks and vectors"
+
+
+def test_a_file_over_the_text_limit_fails_alone_and_inspect_says_so(tmp_path, capsys) -> None:
+    from flows.console import inspect_file
+    from flows.settings import Settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    big = _korean_md(docs / "big.md", 30)
+    _korean_md(docs / "small.md", 2)
+    settings = Settings(db=str(tmp_path / "db"), embedder="hashing", workers=0, max_text_chars=10_000)
+    report = _bare_ingest(docs, settings)
+    by_name = {f.doc_id: f for f in report.files}
+    assert by_name["small.md"].action == "added"
+    assert by_name["big.md"].error_kind == "too_large"
+    assert "over the limit of 10,000" in by_name["big.md"].error and "SEAMS_MAX_TEXT_CHARS" in by_name["big.md"].error
+    assert inspect_file(big, settings) == 1
+    assert "too_large" in capsys.readouterr().out
+
+
+def _some_vectors(count: int = 2_000) -> dict:
+    import numpy as np
+
+    return {f"h{i}": np.random.default_rng(i).random(512, dtype=np.float32) for i in range(count)}
+
+
+def test_caching_vectors_makes_no_python_float_per_component(tmp_path) -> None:
+    from flows.store import Store
+
+    store, vectors = Store(str(tmp_path / "db")), _some_vectors()
+    _, _, peak = traced(lambda: store.cache_vectors("test", vectors))
+    assert peak < 2 * sum(v.nbytes for v in vectors.values())  # as lists of Python floats: 8 times the vectors
+
+
+def test_reading_cached_vectors_makes_no_python_float_per_component(tmp_path) -> None:
+    import numpy as np
+
+    from flows.store import Store
+
+    store, vectors = Store(str(tmp_path / "db")), _some_vectors()
+    store.cache_vectors("test", vectors)
+    found, _, peak = traced(lambda: store.cached_vectors("test", list(vectors)))
+    assert peak < 2 * sum(v.nbytes for v in vectors.values())  # through Python lists: 8 MB more a 500-row query
+    assert found.keys() == vectors.keys()
+    assert found["h7"].tolist() == vectors["h7"].tolist() and found["h1999"].dtype == np.float32
