@@ -2,11 +2,14 @@
 
 - group columns: a sheet that names a group once and leaves its column blank below (not merged)
   has the group's value repeated after the header rows on a chunk that starts inside the group;
-  a leading column whose blanks mean empty is left as it is.
+  a leading column whose blanks mean empty is left as it is;
+- dates: a date cell reads as its number format shows it (``2023년 7월 5일``, ``2023.07.05``), ISO
+  where the format is the reader's locale's.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 
@@ -71,3 +74,26 @@ def test_a_leading_column_of_marks_is_not_a_group(tmp_path: Path) -> None:
     for chunk in chunks[1:]:
         assert chunk.header == "선택 | 품목 | 수량 | 비고\n"
 
+
+def test_dates_read_as_the_sheet_shows_them(tmp_path: Path) -> None:
+    day = dt.datetime(2023, 7, 5)
+    shown = {  # number format -> what Excel shows
+        'yyyy"년" m"월" d"일"': "2023년 7월 5일",
+        "yyyy.mm.dd": "2023.07.05",
+        'm"월"\\ d"일"': "7월 5일",
+        "m/d/yyyy": "7/5/2023",
+        'yyyy"-"m"-"d': "2023-7-5",
+        "mmmm\\ yyyy": "July 2023",
+        "yyyy-mm-dd (aaa)": "2023-07-05 (수)",
+        "yyyy/mm/dd;@": "2023/07/05",
+        "yyyy.mm.dd h:mm": "2023.07.05 9:30",
+        "yyyy-mm-dd h:mm:ss": "2023-07-05",  # ISO already (openpyxl's default): as before
+        "mm-dd-yy": "2023-07-05",  # built-in 14: the reader's locale decides; ISO stays
+        "[$-F800]dddd, mmmm dd, yyyy": "2023-07-05",  # the system's long date: the locale's, so ISO
+    }
+    rows = [["서식", "일자"]]
+    rows += [[code, day.replace(hour=9, minute=30) if "h:mm" in code and "." in code else day] for code in shown]
+    formats = {f"B{index}": code for index, code in enumerate(shown, start=2)}
+    doc = parse(make_xlsx(tmp_path / "일정.xlsx", {"일정": rows}, number_formats={"일정": formats}))
+    lines = doc.blocks[0].text.split("\n")[1:]
+    assert [line.split(" | ")[1] for line in lines] == list(shown.values())
