@@ -164,7 +164,7 @@ def _read_sheet(workbook: Any, sheet: Any, cell_budget: int) -> _SheetData:
     # openpyxl keeps these on its read-only objects without a public accessor (openpyxl 3.1).
     archive, member = workbook._archive, sheet._worksheet_path
     reader = _CellReader(sheet._shared_strings, workbook._date_formats, workbook._timedelta_formats,
-                         workbook.epoch)
+                         workbook.epoch, _date_codes(workbook))
     data = _SheetData()
     cells_read = 0
     with archive.open(member) as source:
@@ -197,9 +197,10 @@ class _CellReader:
     """Cell values as openpyxl reads them with ``data_only=True``, turned into display text."""
 
     def __init__(self, shared_strings: Any, date_formats: set[int], timedelta_formats: set[int],
-                 epoch: dt.datetime) -> None:
+                 epoch: dt.datetime, date_codes: dict[int, str] | None = None) -> None:
         self.shared_strings = shared_strings
         self.date_formats = date_formats
+        self.date_codes = date_codes or {}  # style index -> the number format of a date style
         self.timedelta_formats = timedelta_formats
         self.epoch = epoch
         self.row_number = 0
@@ -276,7 +277,116 @@ class _CellReader:
             value = from_excel(number, self.epoch, timedelta=style in self.timedelta_formats)
         except (OverflowError, ValueError):
             return cell_text(number)
+        if isinstance(value, dt.datetime) and style in self.date_codes:
+            shown = display_date(value, self.date_codes[style])
+            if shown:
+                return shown
         return cell_text(value)
+
+
+def _date_codes(workbook: Any) -> dict[int, str]:
+    """The number format of each date style of the workbook, by style index (openpyxl keeps the
+    styles' format ids in ``_cell_styles`` and the custom formats, from id 164, in
+    ``_number_formats``; openpyxl 3.1)."""
+    from openpyxl.styles.numbers import BUILTIN_FORMATS, BUILTIN_FORMATS_MAX_SIZE
+
+    codes: dict[int, str] = {}
+    styles = getattr(workbook, "_cell_styles", ())
+    custom = getattr(workbook, "_number_formats", ())
+    for index in getattr(workbook, "_date_formats", ()):
+        try:
+            format_id = styles[index].numFmtId
+            code = BUILTIN_FORMATS.get(format_id) if format_id < BUILTIN_FORMATS_MAX_SIZE \
+                else custom[format_id - BUILTIN_FORMATS_MAX_SIZE]
+        except (IndexError, AttributeError, TypeError):
+            continue
+        if code and format_id not in _LOCALE_DATE_IDS:
+            codes[index] = code
+    return codes
+
+
+#: Built-in date formats Excel shows in the reader's locale (14: ``2023-07-15`` in Korean,
+#: ``7/15/2023`` in American English; 22: the same with a time): the ISO date stays.
+_LOCALE_DATE_IDS = frozenset({14, 22})
+
+_DATE_TOKEN = re.compile(
+    r'"([^"]*)"'  # quoted text: 년, 월, 일
+    r"|\\(.)"  # an escaped character: \- \.
+    r"|\[[^\]]*\]"  # [$-412] locale, [DBNum1], [Red]: not shown
+    r"|(yyyy|yy|e|mmmmm|mmmm|mmm|mm|m|dddd|ddd|dd|d|aaaa|aaa|hh|h|ss|s|am/pm|a/p|\.0+)"
+    r"|([-/.,:\s年月日년월일시분초()])"  # separators shown as they are
+    r"|(.)",  # anything else: a format this does not render
+    re.IGNORECASE,
+)
+_TIME_CODES = frozenset({"h", "hh", "m", "mm", "s", "ss", "am/pm", "a/p"})
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_KOREAN_DAYS = "월화수목금토일"
+
+
+def display_date(value: dt.datetime, code: str) -> str:
+    """A date as a number format shows it (``yyyy"년" m"월" d"일"`` → ``2023년 7월 15일``,
+    ``yyyy.mm.dd`` → ``2023.07.15``, ``m/d/yyyy`` → ``7/15/2023``), or "" for a format this does not
+    render or that starts with the ISO date (then the caller shows it ISO, without a midnight time
+    or zero seconds). The first section of the format is used; ``m`` after an
+    hour or before seconds is minutes, as in Excel; ``ddd``/``dddd`` are English day names unless
+    the format asks for Korean (``[$-412]``, or ``aaa``/``aaaa``)."""
+    section = code.split(";", 1)[0]
+    if re.search(r"\[\$-F[48]00\]", section, re.IGNORECASE):
+        return ""  # the system's long date or time: shown in the reader's locale
+    korean = "$-412" in section or "$-ko" in section.lower()
+    tokens: list[tuple[str, str]] = []  # (kind, text): kind "t" literal, else the lower-cased code
+    for match in _DATE_TOKEN.finditer(section):
+        quoted, escaped, code_token, separator, other = match.groups()
+        if other is not None:
+            return ""
+        if quoted is not None or escaped is not None or separator is not None:
+            tokens.append(("t", quoted if quoted is not None else escaped if escaped is not None else separator))
+        elif code_token is not None:
+            tokens.append((code_token.lower(), code_token))
+    if not any(kind in ("yyyy", "yy", "e", "d", "dd", "m", "mm", "mmm", "mmmm") for kind, _ in tokens):
+        return ""  # a time only: cell_text shows it
+    if [text if kind == "t" else kind for kind, text in tokens[:5]] == ["yyyy", "-", "mm", "-", "dd"] and all(
+            kind in _TIME_CODES or (kind == "t" and text in " :") for kind, text in tokens[5:]):
+        return ""  # ISO already (openpyxl's and pandas' default, yyyy-mm-dd h:mm:ss): cell_text's form
+    twelve = any(kind in ("am/pm", "a/p") for kind, _ in tokens)
+    out: list[str] = []
+    for position, (kind, text) in enumerate(tokens):
+        if kind == "t":
+            out.append(text)
+            continue
+        if kind in ("m", "mm") and _is_minute(tokens, position):
+            out.append(f"{value.minute:02d}" if kind == "mm" else str(value.minute))
+            continue
+        hour = value.hour % 12 or 12 if twelve else value.hour
+        out.append({
+            "yyyy": f"{value.year:04d}", "e": str(value.year), "yy": f"{value.year % 100:02d}",
+            "m": str(value.month), "mm": f"{value.month:02d}", "mmm": _MONTHS[value.month - 1][:3],
+            "mmmm": _MONTHS[value.month - 1], "mmmmm": _MONTHS[value.month - 1][0],
+            "d": str(value.day), "dd": f"{value.day:02d}",
+            "ddd": _KOREAN_DAYS[value.weekday()] if korean else _DAYS[value.weekday()][:3],
+            "dddd": _KOREAN_DAYS[value.weekday()] + "요일" if korean else _DAYS[value.weekday()],
+            "aaa": _KOREAN_DAYS[value.weekday()], "aaaa": _KOREAN_DAYS[value.weekday()] + "요일",
+            "h": str(hour), "hh": f"{hour:02d}", "s": str(value.second), "ss": f"{value.second:02d}",
+            "am/pm": ("PM" if value.hour >= 12 else "AM") if text.isupper() else ("pm" if value.hour >= 12 else "am"),
+            "a/p": "P" if value.hour >= 12 else "A",
+        }.get(kind, ""))
+    return normalize_cell("".join(out))
+
+
+def _is_minute(tokens: Sequence[tuple[str, str]], position: int) -> bool:
+    """Whether ``m``/``mm`` at ``position`` means minutes: right after an hour, or right before
+    seconds (literals between them skipped), as Excel reads it."""
+    for step in (-1, 1):
+        index = position + step
+        while 0 <= index < len(tokens) and tokens[index][0] == "t":
+            index += step
+        if 0 <= index < len(tokens):
+            kind = tokens[index][0]
+            if (step < 0 and kind in ("h", "hh")) or (step > 0 and kind in ("s", "ss")):
+                return True
+    return False
 
 
 def _inline_text(inline: Any) -> str:

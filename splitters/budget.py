@@ -35,7 +35,7 @@ from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 
-from parsers.model import BLOCK_SEPARATOR, Block, Document, PackedRows, Table
+from parsers.model import BLOCK_SEPARATOR, CELL_SEPARATOR, Block, Document, PackedRows, Table
 from splitters.chunk import WORD_END, Budget, Chunk, TokenCounter, counts_cl100k
 from splitters.columns import column_groups, has_key_column
 from splitters.outline import Outline, common_prefix
@@ -437,10 +437,12 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
     header = table.header_text + "\n"
     rows = spans = _row_spans(table, block_start)
     head = min(table.header_rows + 1, len(spans))
+    opening = 0  # the last row of the first segment
     if head and count(text[spans[0][0]:spans[head - 1][1]]) <= limit:
-        spans = [(spans[0][0], spans[head - 1][1], 0), *spans[head:]]
+        spans, opening = [(spans[0][0], spans[head - 1][1], 0), *spans[head:]], head - 1
     elif 0 < table.header_rows <= len(spans):
-        spans = [(spans[0][0], spans[table.header_rows - 1][1], 0), *spans[table.header_rows:]]
+        spans, opening = [(spans[0][0], spans[table.header_rows - 1][1], 0), *spans[table.header_rows:]], \
+            table.header_rows - 1
     wide = len(table.rows[0]) > 1 and count(header) > limit // 4
     key = wide and has_key_column(table)
 
@@ -449,11 +451,13 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
 
     segments: list[_Segment] = []
     label_end = -1  # where the last row ends, when it is a group label (see _is_group_label)
+    groups = _GroupColumns(table)
     for row_start, row_end, row_index in spans:
+        carried = groups.read(opening if row_index == 0 else row_index)  # every row, skipped ones too
         rs, re_ = max(row_start, start), min(row_end, end)
         if rs >= re_:
             continue
-        row_header = header if row_index >= table.header_rows else ""
+        row_header = header + carried if row_index >= table.header_rows else ""
         room = limit - count(row_header)
         if wide and (rs, re_) == (row_start, row_end) and count(text[rs:re_]) > max(room, 1):
             data = row_index >= table.header_rows
@@ -477,6 +481,85 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
             segments.extend(_Segment(ps, pe, row_header) for ps, pe in pieces)
             label_end = -1
     return segments
+
+
+class _GroupColumns:
+    """A sheet's group columns, and what they hold above each row.
+
+    A sheet often names a group once, on its first row, and leaves the group's column blank on the
+    rows below (``회원관리 | 로그인 | …`` then `` | 회원가입 | …``; not merged: merged ranges are
+    filled by :mod:`parsers.tables`). A piece that starts inside such a group would hold its rows
+    without their group. :meth:`read` gives, for a data row whose leading cells are blank, the last
+    values of those columns above it as one line (``회원관리``) to repeat after the header rows,
+    as the header is; the document's text is not altered.
+
+    A leading column is a group column only when it reads as one (see :meth:`_find`): blank on at
+    least as many rows (with text to its right) as it is filled on — groups of two rows or more —
+    and changing value on most rows where it is filled. A column of ``O`` marks, a column filled on
+    most rows and blank where a table beside it runs on, are not; their blanks stay blank. Only a sheet's rows
+    (:class:`~parsers.model.PackedRows`) are read: a sheet cut into row groups is where a piece
+    starts mid-group. Two passes over the rows, each reading only the leading cells of a line.
+    """
+
+    #: How many leading columns are looked at (a group hierarchy is a few columns deep).
+    DEPTH = 4
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.depth = self._find() if isinstance(table.rows, PackedRows) else 0
+        self.last = [""] * self.depth
+        self.next = 0  # the next row to read
+
+    def _leading(self, index: int) -> list[str]:
+        rows = self.table.rows
+        cells = rows.odd.get(index) if isinstance(rows, PackedRows) else None
+        if cells is None:
+            cells = self.table.row_text(index).split(CELL_SEPARATOR, self.DEPTH)
+        return list(cells[:self.DEPTH + 1])
+
+    def _find(self) -> int:
+        """How many leading columns are group columns (0: none)."""
+        depth = min(self.DEPTH, max(self.table.rows.width - 1, 0))
+        blank_below = [0] * depth  # rows blank in the column, with text to its right
+        filled = [0] * depth
+        repeated = [0] * depth  # filled with the value the column last held
+        last = [""] * depth
+        for index in range(self.table.header_rows, len(self.table.rows)):
+            cells = self._leading(index)
+            for column in range(depth):
+                cell = cells[column] if column < len(cells) else ""
+                if cell:
+                    filled[column] += 1
+                    repeated[column] += cell == last[column]
+                    last[column] = cell
+                elif len(cells) > column + 1:
+                    blank_below[column] += 1
+        found = 0
+        while found < depth and 0 < filled[found] <= blank_below[found] and 2 * repeated[found] < filled[found]:
+            found += 1
+        return found
+
+    def read(self, index: int) -> str:
+        """The group values to repeat before row ``index`` when a piece starts with it ("" if none),
+        once the rows up to it are read (rows are read in order, each once)."""
+        carried = ""
+        while self.depth and self.next <= index:
+            carried = self._take(self.next) if self.next >= self.table.header_rows else ""
+            self.next += 1
+        return carried
+
+    def _take(self, index: int) -> str:
+        cells = self._leading(index)
+        blank = 0
+        while blank < self.depth and blank < len(cells) - 1 and not cells[blank]:
+            blank += 1
+        carried = self.last[:blank] if blank and self.last[0] else []
+        # The row's own cells from its first filled one on name its groups, deeper ones included
+        # (a row that opens a group and leaves its sub-group blank has none).
+        self.last[blank:] = [cells[c] if c < len(cells) else "" for c in range(blank, self.depth)]
+        while carried and not carried[-1]:
+            carried.pop()
+        return CELL_SEPARATOR.join(carried) + "\n" if carried else ""
 
 
 def _is_group_label(table: Table, index: int) -> bool:
