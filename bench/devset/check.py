@@ -83,9 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", type=Path, default=HERE / "questions.jsonl")
     parser.add_argument("--files", type=Path, default=DEFAULT_FILES, help="the materialised documents")
+    parser.add_argument("--manifest", type=Path, default=HERE / "manifest.json", help="the documents' manifest")
     parser.add_argument("--dump", type=Path, help="write each document's parsed text to DIR/<name>.txt")
     args = parser.parse_args(argv)
-    manifest = {entry["name"] for entry in json.loads((HERE / "manifest.json").read_text("utf-8"))}
+    manifest = {entry["name"] for entry in json.loads(args.manifest.read_text("utf-8"))}
     if args.dump:
         args.dump.mkdir(parents=True, exist_ok=True)
         for name in sorted(manifest):
