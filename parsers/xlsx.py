@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import functools
 import re
 import zipfile
 from collections.abc import Iterator, Sequence
@@ -325,6 +326,32 @@ _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Su
 _KOREAN_DAYS = "월화수목금토일"
 
 
+@functools.lru_cache(maxsize=256)
+def _date_format(code: str) -> tuple[tuple[tuple[str, str], ...], bool] | None:
+    """A date number format read once (a sheet's date cells share a few): its tokens — (kind,
+    text), kind "t" for shown text, else the lower-cased code — and whether it asks for Korean day
+    names; None for a format :func:`display_date` leaves to ISO."""
+    section = code.split(";", 1)[0]
+    if re.search(r"\[\$-F[48]00\]", section, re.IGNORECASE):
+        return None  # the system's long date or time: shown in the reader's locale
+    korean = "$-412" in section or "$-ko" in section.lower()
+    tokens: list[tuple[str, str]] = []
+    for match in _DATE_TOKEN.finditer(section):
+        quoted, escaped, code_token, separator, other = match.groups()
+        if other is not None:
+            return None
+        if quoted is not None or escaped is not None or separator is not None:
+            tokens.append(("t", quoted if quoted is not None else escaped if escaped is not None else separator))
+        elif code_token is not None:
+            tokens.append((code_token.lower(), code_token))
+    if not any(kind in ("yyyy", "yy", "e", "d", "dd", "m", "mm", "mmm", "mmmm") for kind, _ in tokens):
+        return None  # a time only: cell_text shows it
+    if [text if kind == "t" else kind for kind, text in tokens[:5]] == ["yyyy", "-", "mm", "-", "dd"] and all(
+            kind in _TIME_CODES or (kind == "t" and text in " :") for kind, text in tokens[5:]):
+        return None  # ISO already (openpyxl's and pandas' default, yyyy-mm-dd h:mm:ss): cell_text's form
+    return tuple(tokens), korean
+
+
 def display_date(value: dt.datetime, code: str) -> str:
     """A date as a number format shows it (``yyyy"년" m"월" d"일"`` → ``2023년 7월 15일``,
     ``yyyy.mm.dd`` → ``2023.07.15``, ``m/d/yyyy`` → ``7/15/2023``), or "" for a format this does not
@@ -332,24 +359,10 @@ def display_date(value: dt.datetime, code: str) -> str:
     or zero seconds). The first section of the format is used; ``m`` after an
     hour or before seconds is minutes, as in Excel; ``ddd``/``dddd`` are English day names unless
     the format asks for Korean (``[$-412]``, or ``aaa``/``aaaa``)."""
-    section = code.split(";", 1)[0]
-    if re.search(r"\[\$-F[48]00\]", section, re.IGNORECASE):
-        return ""  # the system's long date or time: shown in the reader's locale
-    korean = "$-412" in section or "$-ko" in section.lower()
-    tokens: list[tuple[str, str]] = []  # (kind, text): kind "t" literal, else the lower-cased code
-    for match in _DATE_TOKEN.finditer(section):
-        quoted, escaped, code_token, separator, other = match.groups()
-        if other is not None:
-            return ""
-        if quoted is not None or escaped is not None or separator is not None:
-            tokens.append(("t", quoted if quoted is not None else escaped if escaped is not None else separator))
-        elif code_token is not None:
-            tokens.append((code_token.lower(), code_token))
-    if not any(kind in ("yyyy", "yy", "e", "d", "dd", "m", "mm", "mmm", "mmmm") for kind, _ in tokens):
-        return ""  # a time only: cell_text shows it
-    if [text if kind == "t" else kind for kind, text in tokens[:5]] == ["yyyy", "-", "mm", "-", "dd"] and all(
-            kind in _TIME_CODES or (kind == "t" and text in " :") for kind, text in tokens[5:]):
-        return ""  # ISO already (openpyxl's and pandas' default, yyyy-mm-dd h:mm:ss): cell_text's form
+    parsed = _date_format(code)
+    if parsed is None:
+        return ""
+    tokens, korean = parsed
     twelve = any(kind in ("am/pm", "a/p") for kind, _ in tokens)
     out: list[str] = []
     for position, (kind, text) in enumerate(tokens):
