@@ -70,10 +70,12 @@ FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("dec1", re.compile(r"^\d{1,2}\.\s+\S")),
     ("roman", re.compile(r"^(?:[IVX]{1,4}|[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ])\.\s*\S")),
     ("alpha", re.compile(r"^[A-Z]\.\s+[A-Z0-9\"“‘(가-힣]")),  # "A. Similar Texts Generation" (in sequence: see scan)
-    ("ganada", re.compile(r"^[가-하]\.\s+\S")),
+    # The syllables items are counted with (parsers.text.GANADA), never the range 가-하: it holds
+    # nearly every syllable, and "…지원금) 등으로" wraps to a line starting "금) 등으로".
+    ("ganada", re.compile(r"^[가나다라마바사아자차카타파하]\.\s+\S")),
     ("paren", re.compile(r"^\(\d{1,2}\)\s*\S")),
     ("half_paren", re.compile(r"^\d{1,2}\)\s+\S")),
-    ("ganada_paren", re.compile(r"^[가-하]\)\s+\S")),
+    ("ganada_paren", re.compile(r"^[가나다라마바사아자차카타파하]\)\s+\S")),
     ("circled", re.compile(r"^[①-⑳]\s*\S")),
 )
 #: Families that number items; inside legal text they are 항/호/목 of an article, not sections.

@@ -1375,7 +1375,7 @@ def _page_blocks(page: _Page, repeated: set[str], levels: dict[float, int] | Non
 #: A paragraph that ends so has finished its sentence (Korean 개조식 lines end in 다, 음, 함, 임, 됨).
 _FINISHED = re.compile(r"[.。!?！？:;)）」』”\"']$|[다음함임됨]$")
 #: A line that starts so opens an item or a section of its own.
-_OPENS = re.compile(r"^(?:[□■◆◇▣○◦●◎\-·∙•▪‐–※*①-⑳]|\(?\d{1,2}[.)]|\(?[가-하][.)]|[IVXⅠ-Ⅹ]+\.|제\s?\d+\s?[편장절관조])")
+_OPENS = re.compile(r"^(?:[□■◆◇▣○◦●◎\-·∙•▪‐–※*①-⑳]|\(?\d{1,2}[.)]|\(?[가나다라마바사아자차카타파하][.)]|[IVXⅠ-Ⅹ]+\.|제\s?\d+\s?[편장절관조])")
 
 
 def _join_across_pages(blocks: list[Block]) -> list[Block]:

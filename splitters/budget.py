@@ -49,7 +49,7 @@ from splitters.outline import Outline, common_prefix
 #: paragraph breaks among the strongest.
 LEVELS = (
     re.compile(r"(?<=[.!?。？！…:;다음함임됨])\n"
-               r"|\n(?=[ \t]*(?:[□■◆○◦●◎\-·∙•▪※*①-⑳]|\(?\d{1,2}[.)]\s|\(?[가-하][.)]\s|제\s?\d+\s?[조항호]))"
+               r"|\n(?=[ \t]*(?:[□■◆○◦●◎\-·∙•▪※*①-⑳]|\(?\d{1,2}[.)]\s|\(?[가나다라마바사아자차카타파하][.)]\s|제\s?\d+\s?[조항호]))"
                r"|(?:\\r)?\\n(?:\\r)?\\n"),
     re.compile(r"(?<=[.!?。？！…])(?<![^\d.,]\d\.)(?<![^\d.,]\d\d\.)(?<!\b[A-Z]\.)\s+"),
     re.compile(r"\n"),

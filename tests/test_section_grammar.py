@@ -109,6 +109,15 @@ def test_numbered_cross_references_and_page_numbers_are_not_headers():
     assert pattern_marker("- 수도권 대비 78% 수준") is not None
 
 
+def test_korean_item_markers_are_the_counting_syllables_not_any_syllable():
+    """가) … 하) count items; a line a wrap starts with "금) 등으로 구분" (of "…지원금) 등으로
+    구분") is not one: a range 가-하 holds nearly every Hangul syllable."""
+    for line in ("가) 추진 배경", "나. 사업 내용", "하) 기타 사항"):
+        assert pattern_marker(line) is not None, line
+    for line in ("금) 등으로 구분7)", "원. 이하 같다", "률) 제3조에 따른", "청) 소관 사업"):
+        assert pattern_marker(line) is None, line
+
+
 @pytest.mark.parametrize("line", [
     "제1장 총칙 ······ 3", "1. 개요 .... 5", "제2장 개인정보의 처리 ··········· 12", "부칙 …… 20",
     "Introduction . . . . . 1", "가. 추진 배경 ・・・・ 4",
