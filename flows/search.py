@@ -15,6 +15,9 @@ alone (dev set 95.7 = 95.7 %, Chroma 93.6 vs 93.4 %). With a stronger embedder, 
 Full text has two indexes (see :mod:`flows.store`) and a query goes to the one that suits its
 script: a query written only in Latin letters uses the stemmed word index (on the chunk's embedded
 text), anything else — Korean, Chinese, Japanese, mixed — the character n-gram index on the text.
+Both index the document's title (the words of its file name) on a line before the chunk's text
+(:func:`flows.store.search_text`), so a question that names its document ranks that document's
+chunks first among those holding its other words.
 On the Chroma English benchmark the word index finds more of the evidence in the top 5 (recall
 86 % vs 82 % for n-grams) and answers several times faster; n-grams are what make Korean work,
 where particles are glued to the words.
@@ -58,10 +61,11 @@ VECTOR_WEIGHT = 0.02
 _CANDIDATES = 50  # per ranking, before fusion
 _REFINE = 10  # with an IVF_PQ index, re-rank this many times k candidates by exact distance
 #: The chunk columns a hit leaves out: the index's bookkeeping (root, content hash, ordinal, embedder,
-#: dimension, config fingerprint, time indexed), the text as embedded and its vectors, and the derived
-#: interop columns, which repeat the others. Every other column of the one schema is in every hit.
-NOT_IN_HITS = frozenset({"root", "content_hash", "ordinal", "embed_text", "embedder", "dim", "config", "indexed_at",
-                         "vector", "passages", *DERIVED_COLUMNS})
+#: dimension, config fingerprint, time indexed), the text as embedded and as indexed for full text,
+#: its vectors, and the derived interop columns, which repeat the others. Every other column of the
+#: one schema is in every hit.
+NOT_IN_HITS = frozenset({"root", "content_hash", "ordinal", "embed_text", "fts_text", "fts_words", "embedder", "dim",
+                         "config", "indexed_at", "vector", "passages", *DERIVED_COLUMNS})
 #: The chunk columns a hit carries, in the schema's order (:func:`flows.store.chunk_schema`).
 _ROW_KEYS = tuple(name for name in chunk_schema(1).names if name not in NOT_IN_HITS)
 #: Every hit has exactly these keys, in this order (``--json`` consumers rely on them).
@@ -74,11 +78,11 @@ def ensure_fts_index(table) -> None:
 
 
 def fts_column(query: str) -> str:
-    """``embed_text`` (word index) for a query in Latin letters only, else ``text`` (n-gram index)."""
+    """``fts_words`` (word index) for a query in Latin letters only, else ``fts_text`` (n-gram index)."""
     letters = [c for c in query if c.isalpha()]
     if letters and all(unicodedata.name(c, "").startswith("LATIN") for c in letters):
-        return "embed_text"
-    return "text"
+        return "fts_words"
+    return "fts_text"
 
 
 #: Dates a query may name: "2018년 3월 15일" (also "2018년 3월"), "2018-03-15", "2018.3.15",

@@ -29,11 +29,16 @@ written before ``passages`` existed is re-created at the next ingest, its whole-
 from the embedding cache.
 
 Indexes and upkeep (:meth:`Store.maintain`, after every ingest): two BM25 full-text indexes —
-character 2-3-grams over ``text`` (any script; Korean words carry particles, so whole-word tokens
-would miss them) and stemmed English words over ``embed_text`` (better ranking for English
-queries). Other tools replace the index on ``text`` with an English word index of their own
-(:data:`FOREIGN_FTS_CALLS`); every ingest and full-text search compares each index's settings, as
-LanceDB reports them, with seams' and rebuilds one that differs, with a warning. From
+character 2-3-grams over ``fts_text`` (any script; Korean words carry particles, so whole-word
+tokens would miss them) and stemmed English words over ``fts_words`` (better ranking for English
+queries). Those columns hold the chunk's text and embedded text after a line with the document's
+title (:func:`search_text`), so the text shown and embedded stays the chunk's own. Other tools build
+an English word index on ``text`` for their own full-text queries (langchain-community's ``LanceDB``
+and LlamaIndex's ``LanceDBVectorStore`` with ``query_type="fts"`` or ``"hybrid"`` call LanceDB's
+``create_fts_index("text", replace=True)``); it is theirs, and seams' indexes are on other columns.
+Every ingest and full-text search compares seams' indexes' settings, as LanceDB reports them, with
+seams' and rebuilds one that differs (``create_fts_index("fts_text", replace=True)`` by hand), with
+a warning. From
 :data:`VECTOR_INDEX_MIN_ROWS` rows, an IVF_PQ index on the ``passages`` column vector search ranks by
 (below that, exact search is fast and exact). Searches also scan rows written since an index was last updated, so results
 are current right after a write; compaction (``optimize``), run after large runs or once commits
@@ -160,11 +165,16 @@ def chunk_schema(dim: int) -> pa.Schema:
         *flat,
         pa.field("id", pa.string(), nullable=False),
         pa.field("metadata", pa.struct([pa.field(name, types[name]) for name in METADATA_FIELDS])),
+        # What the two full-text indexes search (text_indexes): the document's title on a line
+        # before the text, and before the embedded text (search_text).
+        pa.field("fts_text", pa.string()),
+        pa.field("fts_words", pa.string()),
     ])
 
 
-#: The columns :func:`chunk_records` derives; a chunks table without them is upgraded in place.
-DERIVED_COLUMNS = ("id", "metadata")
+#: The columns :func:`chunk_records` derives, in the schema's order, last in it; a chunks table
+#: written without some of them gains them in place (:meth:`Store.upgrade`).
+DERIVED_COLUMNS = ("id", "metadata", "fts_text", "fts_words")
 #: The columns a chunk row is built with (:func:`flows.rows.chunk_rows`), in the schema's order: all
 #: but the derived ones. Search hits and the evaluation's rankings read subsets of them.
 ROW_COLUMNS = tuple(name for name in chunk_schema(1).names if name not in DERIVED_COLUMNS)
@@ -172,9 +182,43 @@ ROW_COLUMNS = tuple(name for name in chunk_schema(1).names if name not in DERIVE
 
 def chunk_records(rows: Iterable[dict]) -> list[dict]:
     """Chunk rows (the flat columns, as :func:`flows.rows.chunk_rows` builds them) with the derived
-    ``id`` and ``metadata`` columns added: the only place they are computed."""
-    return [dict(row, id=row["chunk_id"], metadata={name: row.get(name) for name in METADATA_FIELDS})
-            for row in rows]
+    columns added (:data:`DERIVED_COLUMNS`): the only place they are computed, but for
+    :func:`derived_columns_sql`, which computes the same in SQL."""
+    records = []
+    for row in rows:
+        title = document_title(row.get("source"))
+        records.append(dict(row, id=row["chunk_id"], metadata={name: row.get(name) for name in METADATA_FIELDS},
+                            fts_text=search_text(title, row.get("text")),
+                            fts_words=search_text(title, row.get("embed_text"))))
+    return records
+
+
+#: How :func:`document_title` cuts a path, written so that SQL (:func:`derived_columns_sql`,
+#: DataFusion's ``regexp_replace``) and Python give the same title: the file name, its extension,
+#: the runs of characters that are not letters or digits.
+_TITLE_STEPS = ((r"^.*/", ""), (r"^(.+)\.[^.]*$", "${1}"), (r"[\W_]+", " "))
+
+
+def document_title(source: str | None) -> str:
+    """The words of a file's name, without its extension: ``/docs/2024_개인정보-처리방침.v2.pdf`` →
+    ``2024 개인정보 처리방침 v2``."""
+    title = source or ""
+    for pattern, replacement in _TITLE_STEPS:
+        title = re.sub(pattern, replacement.replace("${1}", r"\1"), title)
+    return title.strip(" ")
+
+
+def search_text(title: str, text: str | None) -> str:
+    """What a full-text index holds for a chunk: the document's title on a line, then ``text``.
+
+    Why: a question often names its document ("… 출장규칙에서 숙박비 한도는?") where the chunk that
+    answers it does not; with the title in every chunk's index, BM25 counts those words for the
+    document's chunks, and the question's other words still decide between them. Measured with full
+    text alone (hit@5, every configuration indexed the same way): the development set 97.8 → 98.4 %,
+    the held-out set 84.8 → 90.5 % (800/400 windows 81.0 → 86.7 %), Chroma 94.3 → 94.5 %. Only the
+    indexes hold it: the text shown and embedded is the chunk's own (the vectors' cache is keyed by
+    it), so vector search is unchanged."""
+    return f"{title}\n{text or ''}"
 
 
 #: The vector columns, which :func:`chunk_table` builds from arrays rather than from Python values.
@@ -211,7 +255,12 @@ def vector_array(vectors: Sequence, dim: int) -> pa.FixedSizeListArray:
 def derived_columns_sql() -> dict[str, str]:
     """The derived columns as SQL over the flat ones, to add them to a table written without them."""
     fields = ", ".join(f"'{name}', {name}" for name in METADATA_FIELDS)
-    return {"id": "chunk_id", "metadata": f"named_struct({fields})"}
+    title = "source"
+    for pattern, replacement in _TITLE_STEPS:
+        title = f"regexp_replace({title}, '{pattern}', '{replacement}', 'g')"
+    title = f"coalesce(trim({title}), '')"
+    return {"id": "chunk_id", "metadata": f"named_struct({fields})",
+            "fts_text": f"concat({title}, chr(10), text)", "fts_words": f"concat({title}, chr(10), embed_text)"}
 
 
 MANIFEST_SCHEMA = pa.schema([
@@ -250,11 +299,11 @@ def text_indexes() -> dict[str, object]:
 
     return {
         # Character 2-3-grams: any script; a Korean query matches words with particles attached.
-        "text": FTS(base_tokenizer="ngram", ngram_min_length=2, ngram_max_length=3, lower_case=True,
-                    stem=False, remove_stop_words=False, ascii_folding=True),
+        "fts_text": FTS(base_tokenizer="ngram", ngram_min_length=2, ngram_max_length=3, lower_case=True,
+                        stem=False, remove_stop_words=False, ascii_folding=True),
         # Whole words, stemmed, stop words dropped: sharper BM25 for English queries.
-        "embed_text": FTS(base_tokenizer="simple", language="English", lower_case=True, stem=True,
-                          remove_stop_words=True, ascii_folding=True),
+        "fts_words": FTS(base_tokenizer="simple", language="English", lower_case=True, stem=True,
+                         remove_stop_words=True, ascii_folding=True),
     }
 
 
@@ -265,13 +314,6 @@ _FTS_DETAILS = {"base_tokenizer": "base_tokenizer", "language": "language", "low
                 "with_position": "with_position", "max_token_length": "max_token_length",
                 "prefix_only": "prefix_only", "ngram_min_length": "min_ngram_length",
                 "ngram_max_length": "max_ngram_length"}
-
-#: Calls of other tools known to replace a seams full-text index (all end in LanceDB's
-#: ``create_fts_index(COLUMN, replace=True)`` with its English word tokenizer).
-FOREIGN_FTS_CALLS = ("langchain-community LanceDB.similarity_search(..., query_type='fts' or 'hybrid')",
-                     "llama-index LanceDBVectorStore queries with query_type='fts' or 'hybrid'",
-                     "lancedb Table.create_fts_index('text', replace=True) or create_index('text', replace=True)")
-
 
 def foreign_settings(index, column: str, config) -> list[str]:
     """How the full-text index ``index`` (an entry of ``list_indices()``) differs from the one seams
@@ -294,7 +336,7 @@ def foreign_settings(index, column: str, config) -> list[str]:
 
 def ensure_indexes(table, vector_min_rows: int | None = VECTOR_INDEX_MIN_ROWS) -> list[str]:
     """Create the chunks table's missing indexes (see the module docstring) and rebuild a full-text
-    index another tool replaced with one of its own settings (:data:`FOREIGN_FTS_CALLS`), with a
+    index something replaced with one of its own settings (see the module docstring), with a
     warning; ``vector_min_rows=None`` leaves the vector index out. Returns the names of the indexes
     created or rebuilt."""
     indexes = {index.name: index for index in table.list_indices()}
@@ -308,14 +350,33 @@ def ensure_indexes(table, vector_min_rows: int | None = VECTOR_INDEX_MIN_ROWS) -
             differences = foreign_settings(indexes[name], column, config)
             if not differences:
                 continue
-            log.warning("the full-text index %s of %s is not seams' (%s): another tool replaced it (for example "
-                        "%s); rebuilding it", name, table.name, "; ".join(differences), FOREIGN_FTS_CALLS[0])
+            log.warning("the full-text index %s of %s is not seams' (%s): something replaced it (a "
+                        "create_fts_index or create_index call on %r); rebuilding it", name, table.name,
+                        "; ".join(differences), column)
         table.create_index(column, config=config, replace=True)
         created.append(name)
     if vector_min_rows is not None and VECTOR_INDEX not in indexes and rows >= vector_min_rows:
         table.create_index(metric="cosine", vector_column_name=VECTOR_SEARCH_COLUMN, index_type="IVF_PQ", replace=True)
         created.append(VECTOR_INDEX)
     return created
+
+
+#: The columns seams' full-text indexes were on before they moved to the columns with the document's
+#: title (:func:`search_text`), with the column each moved to.
+FORMER_TEXT_INDEXES = {"text": "fts_text", "embed_text": "fts_words"}
+
+
+def drop_former_indexes(table) -> list[str]:
+    """Drop the full-text indexes an older seams built on ``text`` and ``embed_text`` (its own
+    settings only: an index another tool built on ``text`` is that tool's). Returns what it did."""
+    done = []
+    configs = text_indexes()
+    for index in table.list_indices():
+        column = next(iter(index.columns)) if len(index.columns) == 1 else None
+        if column in FORMER_TEXT_INDEXES and not foreign_settings(index, column, configs[FORMER_TEXT_INDEXES[column]]):
+            table.drop_index(index.name)
+            done.append(f"dropped {index.name}")
+    return done
 
 
 class Store:
@@ -348,8 +409,10 @@ class Store:
         """Bring a chunks table written by an older seams to :func:`chunk_schema`, before a run writes
         to it. Returns what was done ("" for nothing).
 
-        A table without the derived columns (``id``, ``metadata``) gains them in place, computed from
-        its flat columns by LanceDB (``add_columns``): nothing is re-cut or re-embedded. A table whose
+        A table without the last of the derived columns (:data:`DERIVED_COLUMNS`: ``id`` and
+        ``metadata`` from issue #13, ``fts_text`` and ``fts_words`` from the document titles in full
+        text) gains them in place, computed from its flat columns by LanceDB (``add_columns``, with
+        :func:`derived_columns_sql`): nothing is re-cut or re-embedded. A table whose
         columns still differ (a layout this code cannot derive, or one another tool changed) is
         dropped with the KB's manifest, so the run indexes every file again; the embedding cache
         spares the embedding.
@@ -358,12 +421,16 @@ class Store:
         if table is None:
             return ""
         done = []
+        wanted = chunk_schema(table.schema.field("vector").type.list_size).names
         missing = [name for name in DERIVED_COLUMNS if name not in table.schema.names]
-        if missing and all(name not in DERIVED_COLUMNS for name in table.schema.names):
+        if missing and table.schema.names == wanted[:len(wanted) - len(missing)] == [
+                name for name in wanted if name not in missing]:
             sql = derived_columns_sql()
             try:
-                table.add_columns({name: sql[name] for name in missing})
+                for name in missing:  # one at a time, so they come in the schema's order
+                    table.add_columns({name: sql[name]})
                 done.append(f"added {', '.join(missing)}")
+                done.extend(drop_former_indexes(table))
             except Exception as exc:  # a flat column the derivation needs is missing or of another type
                 log.warning("could not add %s to %s: %s", ", ".join(missing), table.name, exc)
             table = self.chunks_table()

@@ -1,6 +1,7 @@
 """The chunks table as other tools see it (issue #13), with LanceDB alone (no LangChain/LlamaIndex:
 tests/test_interop.py runs those): the ``id`` and ``metadata`` columns they read, the upgrade of a
-table written before them, and seams' full-text index surviving a foreign replacement."""
+table written before them or before the full-text columns with the document's title, and seams'
+full-text index surviving a foreign replacement."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from test_sync import write
 from flows.ingest import Steps, run_ingest
 from flows.search import search
 from flows.settings import Settings
-from flows.store import METADATA_FIELDS, Store, chunk_schema, text_indexes
+from flows.store import DERIVED_COLUMNS, METADATA_FIELDS, Store, chunk_records, chunk_schema, text_indexes
 
 DOCS = {
     "privacy.txt": "개인정보 보호 규정\n\n제8조(위탁) 진흥원은 수탁자를 누리집에 공개하여야 하며, 수탁자가 개인정보를 "
@@ -60,23 +61,23 @@ def test_chunks_have_the_id_and_metadata_struct_other_tools_read(kb):
     assert table.count_rows("metadata.format = 'md'") == table.count_rows("format = 'md'") >= 1
 
 
-def test_a_foreign_full_text_index_is_detected_and_rebuilt_by_search_and_maintain(kb, caplog):
+def test_a_replaced_full_text_index_is_detected_and_rebuilt_by_search_and_maintain(kb, caplog):
     config, _ = kb
     for word in GLUED:
         assert fts_docs(config, word) == ["privacy.txt"]
     for repair in ("search", "maintain"):
         table = Store(config.db).chunks_table()
-        table.create_fts_index("text", replace=True)  # what langchain-community's full-text search runs
-        assert [r["doc_id"] for r in table.search(GLUED[0], query_type="fts", fts_columns="text").to_list()] == []
+        table.create_fts_index("fts_text", replace=True)  # LanceDB's English word index in place of seams' n-grams
+        assert [r["doc_id"] for r in table.search(GLUED[0], query_type="fts", fts_columns="fts_text").to_list()] == []
         caplog.clear()
         if repair == "search":
             assert [fts_docs(config, word) for word in GLUED] == [["privacy.txt"]] * len(GLUED)
         else:
-            assert "text_idx" in Store(config.db).maintain(changed_files=0)
-        assert "text_idx of default__chunks is not seams'" in caplog.text and "base_tokenizer simple" in caplog.text
+            assert "fts_text_idx" in Store(config.db).maintain(changed_files=0)
+        assert "fts_text_idx of default__chunks is not seams'" in caplog.text and "base_tokenizer simple" in caplog.text
         details = {i.name: i.index_details for i in Store(config.db).chunks_table().list_indices()}
-        assert details["text_idx"]["base_tokenizer"] == text_indexes()["text"].base_tokenizer == "ngram"
-        assert details["text_idx"]["min_ngram_length"] == 2
+        assert details["fts_text_idx"]["base_tokenizer"] == text_indexes()["fts_text"].base_tokenizer == "ngram"
+        assert details["fts_text_idx"]["min_ngram_length"] == 2
         for word in GLUED:
             assert fts_docs(config, word) == ["privacy.txt"]
     caplog.clear()
@@ -84,9 +85,50 @@ def test_a_foreign_full_text_index_is_detected_and_rebuilt_by_search_and_maintai
     assert "not seams'" not in caplog.text
 
 
+def test_full_text_finds_a_chunk_by_its_documents_file_name_which_is_not_in_its_text(tmp_path):
+    root = tmp_path / "docs"
+    write(root / "출장여비규정.txt", "제3조(숙박비) 숙박비는 1박에 7만원을 넘지 않는다.\n")
+    write(root / "회의록.txt", "숙박비 정산: 숙박비 영수증과 숙박비 카드 내역을 숙박비 항목으로 제출한다.\n")
+    write(root / "travel-expenses policy.md", "# Lodging\n\nA night's lodging is capped at 120 dollars.\n")
+    write(root / "minutes.md", "# Minutes\n\nLodging receipts, lodging costs and lodging cards were discussed.\n")
+    config = settings(tmp_path / "db")
+    run_ingest([str(root)], config, Steps())
+    # the other file holds the question's words more often; the title decides
+    assert fts_docs(config, "출장여비규정 숙박비")[0] == "출장여비규정.txt"
+    assert fts_docs(config, "travel expenses lodging")[0] == "travel-expenses policy.md"
+    hit = search(config, "출장여비규정 숙박비", k=1, mode="fts")[0]
+    assert hit["text"].startswith("제3조") and "fts_text" not in hit  # shown as the document has it
+    rows = {r["doc_id"]: r for r in Store(config.db).rows()}
+    assert rows["출장여비규정.txt"]["fts_text"] == "출장여비규정\n" + rows["출장여비규정.txt"]["text"]
+    assert rows["travel-expenses policy.md"]["fts_words"].startswith("travel expenses policy\n")
+    assert rows["출장여비규정.txt"]["embed_text"] == rows["출장여비규정.txt"]["text"]  # embedded without it
+
+
+def test_a_kb_written_before_titles_in_full_text_gains_them_in_place_and_loses_its_old_indexes(kb):
+    config, root = kb
+    table = Store(config.db).chunks_table()
+    table.drop_columns(["fts_text", "fts_words"])  # the layout of seams before titles in full text
+    for column, former in (("text", "fts_text"), ("embed_text", "fts_words")):
+        table.create_index(column, config=text_indexes()[former], replace=True)  # its indexes then
+    before = {r["chunk_id"]: r for r in Store(config.db).rows()}
+    write(root / "new.txt", "새로 추가된 문서입니다.")
+    report = run_ingest([str(root)], config, Steps())
+    assert report.failed == 0 and report.count("unchanged") == len(DOCS) and report.count("added") == 1
+    table = Store(config.db).chunks_table()
+    assert [f.name for f in table.schema] == chunk_schema(512).names
+    assert {i.name for i in table.list_indices()} == {"fts_text_idx", "fts_words_idx"}
+    rows = {r["chunk_id"]: r for r in Store(config.db).rows()}
+    assert rows.keys() == before.keys() | {str(root / "new.txt") + "#0"}
+    for row in rows.values():  # derived in SQL as chunk_records derives them in Python
+        (expected,) = chunk_records([{k: v for k, v in row.items() if k not in DERIVED_COLUMNS}])
+        assert (row["fts_text"], row["fts_words"]) == (expected["fts_text"], expected["fts_words"])
+    assert rows[str(root / "privacy.txt") + "#0"]["fts_text"].startswith("privacy\n")
+    assert fts_docs(config, "privacy 수탁자")[0] == "privacy.txt"
+
+
 def test_a_kb_written_before_the_metadata_columns_gains_them_in_place_at_the_next_ingest(kb):
     config, root = kb
-    Store(config.db).chunks_table().drop_columns(["id", "metadata"])  # the layout of seams before issue #13
+    Store(config.db).chunks_table().drop_columns(list(DERIVED_COLUMNS))  # the layout of seams before issue #13
     old = Store(config.db).rows()
     assert "metadata" not in old[0]
     write(root / "new.txt", "새로 추가된 문서입니다.")

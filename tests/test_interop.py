@@ -73,7 +73,7 @@ def seams_fts(config: Settings, query: str, capsys) -> list[str]:
 
 
 def raw_fts(config: Settings, query: str) -> list[str]:
-    """A full-text query straight to LanceDB, with whatever index the ``text`` column has now."""
+    """A full-text query straight to LanceDB on ``text``, the column other tools index."""
     table = lancedb.connect(config.db).open_table(chunks_table_name(config.kb))
     return [r["doc_id"] for r in table.search(query, query_type="fts", fts_columns="text").limit(3).to_list()]
 
@@ -138,15 +138,18 @@ def foreign_fts_query(config: Settings, tool: str) -> None:
 
 
 @pytest.mark.parametrize("tool", ["langchain-community", "llama-index"])
-def test_korean_full_text_survives_another_tools_full_text_query(kb, tool, capsys):
+def test_korean_full_text_and_the_other_tools_index_live_side_by_side(kb, tool, capsys):
     before = {word: seams_fts(kb, word, capsys) for word in GLUED}
     assert all(PDF in docs for docs in before.values())
 
-    foreign_fts_query(kb, tool)
-    assert any(raw_fts(kb, w) != before[w] for w in GLUED), "the tool replaced the Korean n-gram index"
-    assert {word: seams_fts(kb, word, capsys) for word in GLUED} == before  # seams search rebuilds it
-
-    foreign_fts_query(kb, tool)
-    report = run_ingest([str(Path(kb.db).parent / "docs")], kb, Steps())  # an unchanged re-ingest rebuilds it too
+    foreign_fts_query(kb, tool)  # builds its English word index on ``text``
+    theirs = {word: raw_fts(kb, word) for word in GLUED}
+    assert theirs != before, "the tool's English word index does not find Korean words with particles"
+    assert {word: seams_fts(kb, word, capsys) for word in GLUED} == before  # seams' n-grams are untouched
+    report = run_ingest([str(Path(kb.db).parent / "docs")], kb, Steps())  # nor does seams touch theirs
     assert report.count("unchanged") == 2
-    assert {word: raw_fts(kb, word) for word in GLUED} == before
+    indexes = {i.name: i for i in lancedb.connect(kb.db).open_table(chunks_table_name(kb.kb)).list_indices()}
+    assert {"text_idx", "fts_text_idx", "fts_words_idx"} <= indexes.keys()
+    assert indexes["text_idx"].index_details["base_tokenizer"] == "simple"
+    assert {word: raw_fts(kb, word) for word in GLUED} == theirs
+    assert {word: seams_fts(kb, word, capsys) for word in GLUED} == before

@@ -50,12 +50,12 @@ def test_every_chunk_column_is_in_the_hits_or_left_out_by_name():
 
 
 def test_queries_go_to_the_index_that_suits_their_script():
-    assert fts_column("budget review") == "embed_text"
-    assert fts_column("Café, naïve résumé 2024") == "embed_text"
-    assert fts_column("개인정보 파기") == "text"
-    assert fts_column("AI 윤리 가이드라인") == "text"  # mixed: n-grams cover both
-    assert fts_column("東京 会議") == "text"
-    assert fts_column("2024 / 7") == "text"  # no letters: n-grams
+    assert fts_column("budget review") == "fts_words"
+    assert fts_column("Café, naïve résumé 2024") == "fts_words"
+    assert fts_column("개인정보 파기") == "fts_text"
+    assert fts_column("AI 윤리 가이드라인") == "fts_text"  # mixed: n-grams cover both
+    assert fts_column("東京 会議") == "fts_text"
+    assert fts_column("2024 / 7") == "fts_text"  # no letters: n-grams
 
 
 def test_korean_query_finds_the_korean_chunk(kb):
@@ -123,7 +123,7 @@ def test_full_text_sees_writes_after_the_index_was_built(tmp_path):
                  "passages": [[0.0] * (dim - 1) + [1.0]]}]
 
     store.replace_documents(rows("old", "초기 문서 the original zeppelin"), ["old"], dim)
-    assert store.maintain(changed_files=1) == ["text_idx", "embed_text_idx"]
+    assert store.maintain(changed_files=1) == ["fts_text_idx", "fts_words_idx"]
     store.replace_documents(rows("new", "추가된 문서 a zeppelin appears"), ["new"], dim)
     store.replace_documents(rows("old", "바뀐 문서 no airships here"), ["old"], dim)
     assert sorted(docs(search(settings(db), "zeppelin", k=5, mode="fts"))) == ["new"]

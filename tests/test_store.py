@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 from flows.store import (
+    DERIVED_COLUMNS,
     PRUNE_VERSIONS,
     ROW_COLUMNS,
     TOO_MANY_FRAGMENTS,
@@ -79,7 +80,7 @@ def test_rows_hits_and_rankings_use_the_one_schemas_columns():
     settings = Settings(embedder="hashing")
     vectors = {text_hash(chunk.text): [0.0] * DIM, text_hash("제1장\n" + chunk.text): [0.0] * DIM}
     (built,) = chunk_rows(outcome, settings, vectors, DIM, now())
-    assert tuple(built) == ROW_COLUMNS == tuple(n for n in chunk_schema(DIM).names if n not in ("id", "metadata"))
+    assert tuple(built) == ROW_COLUMNS == tuple(n for n in chunk_schema(DIM).names if n not in DERIVED_COLUMNS)
     assert set(HIT_KEYS) - {"score", "where"} <= set(ROW_COLUMNS)
     assert set(runner._COLUMNS) <= set(ROW_COLUMNS)
 
@@ -178,9 +179,9 @@ def test_maintain_builds_text_indexes_and_compacts_piled_up_commits(db_path):
     table = store.chunks_table()
     assert table.stats()["fragment_stats"]["num_fragments"] >= TOO_MANY_FRAGMENTS
     done = store.maintain(changed_files=1)
-    assert {"text_idx", "embed_text_idx"} <= set(done) and "compact default__chunks" in done
+    assert {"fts_text_idx", "fts_words_idx"} <= set(done) and "compact default__chunks" in done
     table = store.chunks_table()  # a handle sees other handles' commits once reopened
-    assert {i.name for i in table.list_indices()} == {"text_idx", "embed_text_idx"}
+    assert {i.name for i in table.list_indices()} == {"fts_text_idx", "fts_words_idx"}
     assert table.stats()["fragment_stats"]["num_fragments"] == 1
     assert chunk_ids(store) == sorted(f"f{i}#0" for i in range(TOO_MANY_FRAGMENTS + 2))
     assert store.maintain(changed_files=1) == [], "nothing to do the second time"
