@@ -8,7 +8,10 @@ cut — and the pieces are packed greedily up to the pack size (``Budget.pack_to
 are never cut when a row fits, and every piece that starts inside a table carries that table's
 header rows again — but a row too wide to fit with a header over a quarter of the limit is cut into
 column groups, each repeating only its own columns' header cells (:mod:`splitters.columns`), each a
-piece and a merge group of its own. A header line is never left at the end of a piece when its body
+piece and a merge group of its own. A table is not cut to fill a piece: one that does not fit in
+what is left starts the next piece, with its caption (up to two short lines just before it: its
+title, its unit) and, where they fit, the notes after it; a piece that starts inside a table
+repeats the caption lines above the header rows. A header line is never left at the end of a piece when its body
 follows (see :mod:`splitters.outline`): it is packed with at least the start of that body.
 
 (*) Two exceptions to the max: header lines followed by table rows that fit only without them make
@@ -90,6 +93,7 @@ class _Segment:
     sealed: bool = False  # a column group of a wide row: a piece on its own (its header fits it alone)
     tokens: int | None = None  # a packed piece: the count of its header and trimmed span, when known
     own: int | None = None  # the count of text[start:end] alone, when known (a table row: counted when cut)
+    table_end: int = -1  # a table's caption or first rows: where the table ends (a piece starts here, see _pack)
 
 
 # ------------------------------------------------------------------------------------- splitting
@@ -287,6 +291,18 @@ def _step_count(text: str, gap_start: int, segment: _Segment, count: TokenCounte
     return count(text[gap_start:segment.end])
 
 
+def _table_fits(text: str, segments: list[_Segment], index: int, room: int, count: TokenCounter) -> bool:
+    """Whether the table that ``segments[index]`` opens (with its caption) fits in ``room`` tokens, its
+    segments priced as :func:`_pack` prices them (stopping as soon as they are over)."""
+    total, end = 0, segments[index].table_end
+    while index < len(segments) and segments[index].start < end:
+        total += _step_count(text, segments[index - 1].end, segments[index], count)
+        if total > room:
+            return False
+        index += 1
+    return True
+
+
 def _adds_up(text: str, gap_start: int, segment: _Segment) -> bool:
     """Whether :func:`_step_count` of a cl100k counter is exactly what the segment adds to the piece
     before it: a single line break between a letter or digit (:data:`~splitters.chunk.WORD_END`) and
@@ -333,6 +349,8 @@ def _pack(text: str, segments: list[_Segment], count: TokenCounter, limit: int) 
             step = _step_count(text, segments[stop - 1].end, segments[stop], count)
             if estimate + step > limit:
                 break
+            if segments[stop].table_end >= 0 and not _table_fits(text, segments, stop, limit - estimate, count):
+                break  # the table starts the next piece, with its caption, rather than end this one cut
             estimate += step
             exact = exact and _adds_up(text, segments[stop - 1].end, segments[stop])
             stop += 1
@@ -391,17 +409,31 @@ def split_span(doc: Document, start: int, end: int, count: TokenCounter, limit: 
     # Furniture (a page number, a running header) glues to what follows it, so it never separates
     # a header from its body and never ends a piece.
     local: dict[int, int] = {}
+    captions: list[int] = []  # the segments of the short lines just before the current block
+    table_open = -1  # the segment that opens the table just before (its notes follow it: see _NOTE)
     for block, b_start, b_end in _blocks_in(doc, starts, start, end):
         s, e = max(b_start, start), min(b_end, end)
         if s >= e:
             continue
-        if block.kind == "furniture":
+        if block.kind == "furniture":  # (between a caption and its table, it leaves the caption one)
             local[_stripped_end(text, _Segment(s, e))] = s
             segments.append(_Segment(s, e, whole=True))
         elif block.table is not None:  # by rows, even if the table alone would fit: its piece may not
-            segments.extend(_row_segments(text, block.table, b_start, s, e, count, limit))
+            caption = "".join(text[segments[i].start:segments[i].end].strip() + "\n" for i in captions)
+            rows = _row_segments(text, block.table, b_start, s, e, count, limit, caption)
+            opens = captions[0] if captions else len(segments)  # where a piece should start
+            segments.extend(rows)
+            if rows:
+                segments[opens] = replace(segments[opens], table_end=rows[-1].end)
+                table_open = opens
+            captions = []
         else:
             segments.extend(_Segment(ps, pe) for ps, pe in split_text(text, s, e, count, limit, 0, glue))
+            if table_open >= 0 and _NOTE.match(block.text):  # a table's notes go with it where they fit
+                segments[table_open] = replace(segments[table_open], table_end=segments[-1].end)
+            else:
+                table_open = -1
+            captions = [*captions, len(segments) - 1][-_CAPTION_LINES:] if _is_caption(block) else []
     if not segments:
         return None
     if header:
@@ -411,8 +443,15 @@ def split_span(doc: Document, start: int, end: int, count: TokenCounter, limit: 
         return split_text(text, s, e, count, room, 0, glue)
 
     solid = [(s, e) for e, s in local.items()]
+    tables = [(segment.start, segment.table_end) for segment in segments if segment.table_end >= 0]
     segments = _glue(text, segments, count, limit, ChainMap(local, glue) if local else glue, split_again, solid,
                      ceiling)
+    if tables:  # gluing may have joined a table's opening to the lines before it: mark what holds it
+        starts = [segment.start for segment in segments]
+        for opening, table_end in tables:
+            index = bisect.bisect_right(starts, opening) - 1
+            if index >= 0 and segments[index].table_end < 0:
+                segments[index] = replace(segments[index], table_end=table_end)
     pieces: list[Chunk] = []
     for piece in _pack(text, segments, count, limit):
         s, e = _trim(text, piece.start, piece.end)
@@ -423,11 +462,30 @@ def split_span(doc: Document, start: int, end: int, count: TokenCounter, limit: 
     return pieces
 
 
+#: At most this many short lines before a table are its caption (``<표 3> 예산 규모``, ``(단위: 억원)``).
+_CAPTION_LINES = 2
+_CAPTION_CHARS = 100
+_SENTENCE = re.compile(r"(?:[.!?。]|다\.?)$")
+#: What opens a table's note or source line, just after it: ``주 1)``, ``주:``, ``자료:``, ``출처:``,
+#: ``※``, ``Note:``, ``Source:``.
+_NOTE = re.compile(r"\s*(?:주\s?\d*\s?[):]|\*?\s?(?:자료|출처)\s?:|※|\*\s|(?:Notes?|Sources?)\s?:)", re.IGNORECASE)
+
+
+def _is_caption(block: Block) -> bool:
+    """A block that may caption the table after it: one short line that does not end a sentence (a
+    title, a table number, a unit), not a list item or a table."""
+    line = block.text.strip()
+    return (block.kind != "furniture" and block.table is None and 0 < len(line) <= _CAPTION_CHARS
+            and "\n" not in line and not _SENTENCE.search(line))
+
+
 def _row_segments(text: str, table: Table, block_start: int, start: int, end: int, count: TokenCounter,
-                  limit: int) -> list[_Segment]:
+                  limit: int, caption: str = "") -> list[_Segment]:
     """A table's rows as segments that are never cut (unless a row alone is over the limit): the
     header rows together with the first data row (a header is not left without a row), then one per
-    data row, each carrying the header to repeat if a piece starts with it.
+    data row, each carrying the header to repeat if a piece starts with it — after the table's
+    ``caption`` (its title and unit lines, when the lines before it are short), so a piece that starts
+    inside the table still says which table it is.
 
     A row over the limit is cut at words, each piece carrying the whole header — unless the header
     is over a quarter of the limit (a wide table: the header would crowd out the row, and repeating
@@ -435,6 +493,9 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
     (:mod:`splitters.columns`): sealed segments, each repeating only its own columns' header cells,
     each its own merge group (``group#columns@start``) so no merge joins it to a neighbour."""
     header = table.header_text + "\n"
+    wide = len(table.rows[0]) > 1 and count(header) > limit // 4
+    if caption and not wide and count(caption + header) <= limit // 4:
+        header = caption + header
     rows = spans = _row_spans(table, block_start)
     head = min(table.header_rows + 1, len(spans))
     opening = 0  # the last row of the first segment
@@ -443,7 +504,6 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
     elif 0 < table.header_rows <= len(spans):
         spans, opening = [(spans[0][0], spans[table.header_rows - 1][1], 0), *spans[table.header_rows:]], \
             table.header_rows - 1
-    wide = len(table.rows[0]) > 1 and count(header) > limit // 4
     key = wide and has_key_column(table)
 
     def cut(s: int, e: int, room: int) -> list[tuple[int, int]]:

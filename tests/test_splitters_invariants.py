@@ -150,7 +150,10 @@ def check_tables(doc: Document, chunks, counter, budget: Budget = small_budget) 
         has_data = len(table.rows) > table.header_rows
         for chunk in chunks:
             if header_end < chunk.end and chunk.start < end and chunk.start > start:
-                assert (chunk.text.startswith(table.header_text + "\n")
+                # its header rows, after its caption: lines from just before the table
+                caption = chunk.header.removesuffix(table.header_text + "\n")
+                assert ((caption != chunk.header and chunk.text.startswith(chunk.header)
+                         and all(line.strip() in doc.text[:start][-400:] for line in caption.splitlines()))
                         or repeats_its_columns_header(table, chunk)), "table chunk repeats its header"
             if has_data and chunk.end == header_end:
                 raise AssertionError("a table's header rows are not left without a data row")
@@ -337,6 +340,53 @@ def test_big_tables_inside_documents_follow_the_sheet_rules(strategy, counter):
         body_rows = [line for line in doc.text[max(chunk.start, table_start):min(chunk.end, table_end)].split("\n")]
         assert all(line in data_rows or line in table.header_text.split("\n") for line in body_rows), "whole rows"
     assert holding[0].text.startswith("1. 개요"), "the header before the table stays with it"
+
+
+def _report_with_tables(prose: str, n_rows: int) -> tuple[Document, Table]:
+    rows = tuple((f"{2013 + i}", f"{(i + 3) * 4_127_311:,}", f"{(i + 1) * 98_117:,}", "-") for i in range(n_rows))
+    table = Table((("", "합계", "부동산교부세", "비고"), *rows))
+    page = Locator(page=1)
+    blocks = (
+        Block("paragraph", "지방교부세 현황", page),
+        Block("paragraph", prose, page),
+        Block("paragraph", "<표 6> 지방교부세 종류별 현황 및 추이", page),
+        Block("paragraph", "(단위: 백만원)", page),
+        Block("table", table.render(), page, table=table),
+        Block("paragraph", "주 1) 2021년까지는 최종교부액이며, 2022년은 당초예산 기준임.\n자료: 행정안전부", page),
+        Block("paragraph", "보통교부세는 재정불균형을 완화하는 데 목적이 있다. " * 6, page),
+    )
+    return Document("r.pdf", "pdf", blocks, Properties(pages=(PageInfo(1, 595, 842, 4000),))), table
+
+
+@pytest.mark.parametrize("strategy", ["section", "general"])
+def test_a_table_that_fits_a_piece_starts_one_with_its_caption_rather_than_being_cut(strategy, counter):
+    """Prose fills most of a piece before a table: the table is not cut to fill the rest, it starts
+    the next piece with its caption lines (the lines that say which table it is)."""
+    prose = "- 보통교부세는 2019년 52.6조원에서 2020년 44.9조원으로 감소하였으나 2021년부터 상승함\n" * 9
+    doc, table = _report_with_tables(prose, 10)
+    budget = Budget(50, 600, 650, pack=300)
+    assert counter(doc.text) > budget.max_tokens
+    chunks = split_document(doc, strategy, counter, budget)
+    caption_start, table_end = doc.spans[2][0], doc.spans[4][1]
+    holding = [c for c in chunks if c.start < table_end and c.end > doc.spans[4][0]]
+    assert len(holding) == 1, [c.text[:60] for c in holding]
+    assert holding[0].start == caption_start and holding[0].end >= table_end
+    assert holding[0].text.startswith("<표 6>")
+
+
+def test_a_table_cut_across_pieces_repeats_its_caption_with_its_header(counter):
+    doc, table = _report_with_tables("지방교부세는 2022년 기준 약 65조원이다.", 60)
+    chunks = split_document(doc, "section", counter, Budget(50, 600, 650, pack=300))
+    table_start, table_end = doc.spans[4]
+    holding = [c for c in chunks if c.start < table_end and c.end > table_start]
+    assert len(holding) > 2
+    assert holding[0].text.startswith("지방교부세 현황") and "<표 6>" in holding[0].text
+    for chunk in holding[1:]:
+        assert chunk.header == "<표 6> 지방교부세 종류별 현황 및 추이\n(단위: 백만원)\n" + table.header_text + "\n"
+        assert chunk.text.startswith(chunk.header)
+    data = [table.row_text(i) for i in range(1, len(table.rows))]
+    seen = [line for c in holding for line in doc.text[max(c.start, table_start):min(c.end, table_end)].split("\n")]
+    assert [line for line in seen if line in data] == data, "every row once, whole"
 
 
 # ------------------------------------------------------------------------- documents with an outline
