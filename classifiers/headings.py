@@ -598,6 +598,27 @@ def is_title_line(text: str) -> bool:
             and not _PAGE_NUMBER.match(line))
 
 
+#: The usual depth of Korean numbering, outermost first (Ⅰ. > 1. > 1.1 > 가. > 1) > 가) > (1) > ①): an
+#: item titles the items after it only when theirs is deeper.
+_ITEM_DEPTH = {family: depth for depth, family in enumerate(
+    ("roman", "dec1", "dec2", "dec3", "ganada", "half_paren", "ganada_paren", "paren", "circled"))}
+
+
+def titles_its_sublist(line: str, following: str) -> bool:
+    """Whether a numbered item is the title of the items after it: ``5. 제안서 제출`` over
+    ``가. 제안서 10부 …``. It is one short line that does not end a sentence, and the line after it
+    opens an item numbered a level deeper (:data:`_ITEM_DEPTH`). A format that draws its headings as
+    numbered list paragraphs (Hangul's outline numbering, Word's lists) marks such lines as list
+    items, not headings, so no outline keeps them with what they name."""
+    marker, after = pattern_marker(line.strip()), pattern_marker(following.strip())
+    if marker is None or after is None or marker.family not in _ITEM_DEPTH or after.family not in _ITEM_DEPTH \
+            or _ITEM_DEPTH[after.family] <= _ITEM_DEPTH[marker.family]:
+        return False
+    line = line.strip()
+    return len(line) <= _TITLE_LINE and "\n" not in line and not ends_sentence(line) \
+        and not _SENTENCE_INSIDE.search(line) and not line.endswith((",", "，", ":")) and not is_lead_in(line)
+
+
 def is_lead_in(line: str) -> bool:
     """A line that introduces what follows it ("다음 각 호의 경우는 제외한다:", "as follows:")."""
     return bool(_LIST_INTRO.search(line))

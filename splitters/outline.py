@@ -37,6 +37,7 @@ from classifiers.headings import (
     is_lead_in,
     is_title,
     is_title_line,
+    titles_its_sublist,
 )
 from parsers.model import Document
 
@@ -260,6 +261,13 @@ def _title_lines(doc: Document) -> dict[int, int]:
         # 행안부", "참고 2 | 주요 과제별 추진일정") over the ○ items or the table it names.
         if block.kind == "table" and block.table is not None and len(block.table.rows) == 1 \
                 and index + 1 < len(doc.blocks) and len(block.text.strip()) <= _TITLE_BOX:
+            titles[b_start + len(block.text.rstrip())] = b_start + len(block.text) - len(block.text.lstrip())
+    # A numbered item that titles the sub-list after it ("5. 제안서 제출" over "가. 제안서 10부 …").
+    blocks = [(block, b_start) for block, (b_start, _) in zip(doc.blocks, doc.spans, strict=True)
+              if block.kind != "furniture"]
+    for (block, b_start), (following, _) in itertools.pairwise(blocks):
+        if block.kind in ("paragraph", "list_item") and following.kind in ("paragraph", "list_item") \
+                and "\n" not in block.text.strip() and titles_its_sublist(block.text, following.text.split("\n", 1)[0]):
             titles[b_start + len(block.text.rstrip())] = b_start + len(block.text) - len(block.text.lstrip())
     whole = {index for index, block, _ in paragraphs if index + 1 < len(doc.blocks) and is_title(block.text.strip())}
     for index, block, b_start in paragraphs:

@@ -389,6 +389,28 @@ def test_a_table_cut_across_pieces_repeats_its_caption_with_its_header(counter):
     assert [line for line in seen if line in data] == data, "every row once, whole"
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_numbered_item_that_titles_the_items_under_it_never_ends_a_chunk(seed, counter):
+    """Hangul and Word draw headings as numbered list paragraphs ("5. 제안서 제출" over "가. …"):
+    no outline heading keeps them with what they name, so the cut must not leave one behind."""
+    rnd = random.Random(seed)
+    page = Locator(page=1)
+    blocks = [Block("heading", "Ⅳ 제안서 작성", page, level=1)]
+    titles = []
+    for number in range(1, 9):
+        titles.append(f"{number}. 제안 {('서식', '제출', '형식', '설명회')[number % 4]} 항목")
+        blocks.append(Block("list_item", titles[-1], page))
+        for letter in "가나다라마"[:rnd.randint(2, 5)]:
+            blocks.append(Block("list_item", f"{letter}. {_sentence(rnd, 8, 30)} 제출하여야 한다.", page))
+    doc = Document("rfp.hwp", "hwp", tuple(blocks), Properties())
+    chunks = split_document(doc, "section", counter, Budget(20, 120, 130, pack=100))
+    assert len(chunks) > 4
+    for chunk in chunks[:-1]:
+        last = chunk.text.rstrip().rsplit("\n", 1)[-1]
+        assert last not in titles, f"{last!r} left at the end of a chunk, cut off from its items"
+    assert sum(chunk.text.lstrip().startswith(tuple(titles)) for chunk in chunks) >= 3
+
+
 # ------------------------------------------------------------------------- documents with an outline
 
 
