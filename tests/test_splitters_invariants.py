@@ -363,7 +363,7 @@ def test_a_table_that_fits_a_piece_starts_one_with_its_caption_rather_than_being
     """Prose fills most of a piece before a table: the table is not cut to fill the rest, it starts
     the next piece with its caption lines (the lines that say which table it is)."""
     prose = "- 보통교부세는 2019년 52.6조원에서 2020년 44.9조원으로 감소하였으나 2021년부터 상승함\n" * 9
-    doc, table = _report_with_tables(prose, 10)
+    doc, _ = _report_with_tables(prose, 10)
     budget = Budget(50, 600, 650, pack=300)
     assert counter(doc.text) > budget.max_tokens
     chunks = split_document(doc, strategy, counter, budget)
