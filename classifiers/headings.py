@@ -85,6 +85,9 @@ _CHAINS: tuple[tuple[str, ...], ...] = (("roman", "dec1", "dec2", "dec3"), ("box
 _REPORT = frozenset({"box", "circle"})
 _ITEMS = frozenset({"circle", "dash"})  # report items: their lines are content, not titles
 _PAGE_NUMBER = re.compile(r"^[-–]\s*\d{1,4}\s*[-–]$")
+#: A short line set between dashes: a page number ("- 3 -") or a marker ("- 끝 -", "- 이하 여백 -",
+#: "- 본 페이지 이하 여백 -"), not a dash item.
+_BETWEEN_DASHES = re.compile(r"^[-–]\s.{0,30}\s[-–]$")
 _MAX_NUMBERED_HEADER = 60
 _SHORT_LINE = 30  # a title, not a line a sentence wrapped out of
 # Korean reports end sentences without a full stop too: "…하고 있음", "…필요함", "…상황임".
@@ -155,7 +158,7 @@ def pattern_marker(line: str) -> Marker | None:
     legal = legal_marker(line) or attachment_marker(line)
     if legal is not None:
         return legal
-    if _PAGE_NUMBER.match(line):
+    if _PAGE_NUMBER.match(line) or _BETWEEN_DASHES.match(line):
         return None
     for family, pattern in FAMILIES:
         if pattern.match(line):
@@ -425,6 +428,7 @@ def _toc_lines(lines: list[_Line]) -> set[int]:
                                         for j in run) >= 2:
             toc.update(run)
         run, last_page = ([i], page) if match else ([], -1)
+    toc.update(_unnumbered_contents(lines))
     # Entries printed without a page number between two with one are entries too: the sub-items a
     # contents page lists under a chapter ("1. 우선 추진과제 2" / "① 선제적 … 혁신" / … / "2. 로드맵 4").
     marked = sorted(toc)
@@ -432,6 +436,35 @@ def _toc_lines(lines: list[_Line]) -> set[int]:
         if 1 < after - before <= _TOC_GAP and all(len(lines[j].text) <= _TOC_ENTRY for j in range(before + 1, after)):
             toc.update(range(before + 1, after))
     return toc
+
+
+def _unnumbered_contents(lines: list[_Line]) -> set[int]:
+    """Positions of a contents list printed without page numbers (an RFP's "1. 제안공모요강" /
+    "1.1. 일반사항" / … / "첨부1 : 평가기준" before the same headers open the body): a run of at least
+    :data:`_TOC_RUN` header lines, each a block of its own, that starts with a line the document prints
+    again after the run and holds more such lines than not. The run ends where one of its lines
+    comes again (the body starts), or at a line that is not a header's. Read as headers, its last
+    entry (often an attachment) would become the parent of the whole body."""
+    where: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        where.setdefault(line.text, []).append(i)
+
+    def again_after(i: int, end: int) -> bool:
+        return where[lines[i].text][-1] > end
+
+    found: set[int] = set()
+    run: list[int] = []
+    for i, line in enumerate([*lines, None]):
+        alone = line is not None and line.first_in_block and (i + 1 == len(lines) or lines[i + 1].block != line.block)
+        entry = alone and pattern_marker(line.text) is not None
+        if entry and run and line.text not in {lines[j].text for j in run} and line.block <= lines[run[-1]].block + 1:
+            run.append(i)
+            continue
+        if len(run) >= _TOC_RUN and again_after(run[0], run[-1]) \
+                and 2 * sum(again_after(j, run[-1]) for j in run) > len(run):
+            found.update(run)
+        run = [i] if entry else []
+    return found
 
 
 @dataclass(frozen=True, slots=True)

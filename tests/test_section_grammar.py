@@ -106,6 +106,8 @@ def test_numbered_cross_references_and_page_numbers_are_not_headers():
     assert pattern_marker("1.2의 기준에 따라") is None
     assert pattern_marker("1.2 추진 체계") is not None
     assert pattern_marker("- 3 -") is None, "a page number, not a dash item"
+    for marker in ("- 끝 -", "- 이하 여백 -", "- 본 페이지 이하 여백 -", "– 3 –"):
+        assert pattern_marker(marker) is None, f"{marker}: a marker set between dashes, not a dash item"
     assert pattern_marker("- 수도권 대비 78% 수준") is not None
 
 
@@ -293,6 +295,26 @@ def test_contents_entries_without_a_page_number_are_contents_too():
     doc = Document("plan.hwp", "hwp", tuple(Block("paragraph", line) for line in contents + body), Properties())
     texts = [h.text for h in find_headings(doc)]
     assert texts == ["Ⅰ. 개요", "□ 추진 배경", "○ 전자정부를 구축·운영하였다.", "□ 문제점 진단", "○ 서비스 혁신이 미흡하다."]
+
+
+def test_contents_printed_without_page_numbers_are_contents_not_headers():
+    """An RFP lists its sections with no page numbers, then prints the same headers over the body;
+    read as headers, the list's last entry ("첨부1 : …", an attachment) became the parent of every
+    section of the body."""
+    contents = ["제 안 요 청 서", "1. 제안공모요강", "1.1. 일반사항", "1.2. 제안참가안내", "2. 제안자를 위한 정보",
+                "2.1. 일반정보", "첨부1 : 제안서 평가기준 및 작성양식(별도첨부)"]
+    body = ["1. 제안공모요강", "1.1. 일반사항", "가. 개요", "본 사업은 플랫폼을 구축하는 사업이다.", "1.2. 제안참가안내",
+            "제안 참가 신청서를 제출하여야 한다.", "2. 제안자를 위한 정보", "2.1. 일반정보", "공사는 1967년에 설립되었다."]
+    doc = Document("rfp.hwp", "hwp", tuple(Block("paragraph", line) for line in contents + body), Properties())
+    headings = find_headings(doc)
+    body_start = doc.spans[len(contents)][0]
+    assert [h.text for h in headings] == ["1. 제안공모요강", "1.1. 일반사항", "가. 개요", "1.2. 제안참가안내",
+                                          "2. 제안자를 위한 정보", "2.1. 일반정보"]
+    assert all(h.offset >= body_start for h in headings)
+    # the same lines with a body of other headers: no line of the run is printed again, so headers
+    other = Document("plan.hwp", "hwp", tuple(Block("paragraph", line) for line in contents[1:4] + body[3:4]),
+                     Properties())
+    assert [h.text for h in find_headings(other)] == contents[1:4]
 
 
 def _box(*cells: str) -> Block:
