@@ -51,6 +51,7 @@ from flows.store import (
     Store,
     chunk_schema,
     ensure_indexes,
+    text_indexes,
 )
 
 MODES = ("vector", "fts", "hybrid")
@@ -195,6 +196,10 @@ def search(settings: Settings, query: str, k: int = 5, mode: str = DEFAULT_MODE)
                          + (f"it has: {', '.join(known)}" if known else "it has none yet"))
     if not query.strip() or table.count_rows() == 0:
         return []
+    if mode != "vector" and any(column not in table.schema.names for column in text_indexes()):
+        # written by a seams before the full-text columns: add them now rather than at the next ingest
+        store.add_derived_columns()
+        table = store.chunks_table()
     if mode == "vector":
         ranked = vector_ranking(table, settings, query, k)
     elif mode == "fts":

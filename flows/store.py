@@ -420,7 +420,28 @@ class Store:
         table = self.chunks_table()
         if table is None:
             return ""
-        done = []
+        done = self.add_derived_columns()
+        table = self.chunks_table()
+        if _same_columns(table.schema, chunk_schema(table.schema.field("vector").type.list_size)):
+            if done:
+                log.warning("upgraded the chunks table of kb %s in %s: %s", self.kb, self.uri, "; ".join(done))
+            return "; ".join(done)
+        log.warning("the chunks table of kb %s in %s has an older or foreign layout; dropping it and its "
+                    "manifest, so every file is indexed again", self.kb, self.uri)
+        self.db.drop_table(self._name(CHUNKS))
+        if self.manifest_table() is not None:
+            self.db.drop_table(self._name(MANIFEST))
+        return "re-created"
+
+    def add_derived_columns(self) -> list[str]:
+        """The in-place part of :meth:`upgrade`, which a search runs too (a knowledge base written
+        before the full-text columns is searchable before its next ingest): add the derived columns
+        a chunks table lacks at the end of its layout, and drop the full-text indexes they replace.
+        Returns what it did; [] when nothing was missing or the layout differs otherwise."""
+        table = self.chunks_table()
+        if table is None:
+            return []
+        done: list[str] = []
         wanted = chunk_schema(table.schema.field("vector").type.list_size).names
         missing = [name for name in DERIVED_COLUMNS if name not in table.schema.names]
         if missing and table.schema.names == wanted[:len(wanted) - len(missing)] == [
@@ -433,17 +454,7 @@ class Store:
                 done.extend(drop_former_indexes(table))
             except Exception as exc:  # a flat column the derivation needs is missing or of another type
                 log.warning("could not add %s to %s: %s", ", ".join(missing), table.name, exc)
-            table = self.chunks_table()
-        if _same_columns(table.schema, chunk_schema(table.schema.field("vector").type.list_size)):
-            if done:
-                log.warning("upgraded the chunks table of kb %s in %s: %s", self.kb, self.uri, "; ".join(done))
-            return "; ".join(done)
-        log.warning("the chunks table of kb %s in %s has an older or foreign layout; dropping it and its "
-                    "manifest, so every file is indexed again", self.kb, self.uri)
-        self.db.drop_table(self._name(CHUNKS))
-        if self.manifest_table() is not None:
-            self.db.drop_table(self._name(MANIFEST))
-        return "re-created"
+        return done
 
     @property
     def chunks_table_name(self) -> str:

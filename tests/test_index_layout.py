@@ -126,6 +126,14 @@ def test_a_kb_written_before_titles_in_full_text_gains_them_in_place_and_loses_i
     assert fts_docs(config, "privacy 수탁자")[0] == "privacy.txt"
 
 
+def test_a_kb_written_before_titles_in_full_text_is_searchable_before_its_next_ingest(kb):
+    config, _ = kb
+    Store(config.db).chunks_table().drop_columns(["fts_text", "fts_words"])
+    for mode in ("fts", "hybrid"):
+        assert [hit["doc_id"] for hit in search(config, "수탁자", k=1, mode=mode)] == ["privacy.txt"]
+    assert {"fts_text", "fts_words"} <= set(Store(config.db).chunks_table().schema.names)
+
+
 def test_a_kb_written_before_the_metadata_columns_gains_them_in_place_at_the_next_ingest(kb):
     config, root = kb
     Store(config.db).chunks_table().drop_columns(list(DERIVED_COLUMNS))  # the layout of seams before issue #13
