@@ -620,14 +620,15 @@ def is_title_line(text: str) -> bool:
     """Whether a block is one short line that names what follows it, though no header grammar
     knows it: a run-in heading ("Authority for This Rulemaking"), a caption ("<표 1> 연도별 실적"), a
     chapter divider's lines, a glossary's term. It has no marker, does not end a sentence, and is
-    not a row of figures or a page number."""
+    not a row of figures or a page number: it holds a letter (not "27.>", the wrapped end of an
+    amendment note "<개정 2018. 12." / "27.>")."""
     line = text.strip()
     limit = 2 * _TITLE_LINE if line.isupper() else _TITLE_LINE  # "ITEM 7. MANAGEMENT’S DISCUSSION AND …"
     return (1 < len(line) <= limit and "\n" not in line and not ends_sentence(line)
             and not line.endswith((",", "，")) and not line[:1].islower() and "?" not in line
             and not _SENTENCE_INSIDE.search(line) and not (line.isupper() and _TOC_PAGE.search(line))
             and (line[0].isalnum() or line[0] in _OPENERS)
-            and pattern_marker(line) is None and not is_figure_row(line) and not line.isdigit()
+            and pattern_marker(line) is None and not is_figure_row(line) and any(c.isalpha() for c in line)
             and not _PAGE_NUMBER.match(line))
 
 

@@ -43,7 +43,8 @@ from splitters.chunk import WORD_END, Budget, Chunk, TokenCounter, counts_cl100k
 from splitters.columns import column_groups, has_key_column
 from splitters.outline import Outline, common_prefix
 
-#: Boundaries inside a block, strongest first: a line break after a finished sentence or before an
+#: Boundaries inside a block, strongest first: a line break after a finished sentence (not after a
+#: number's dot: "<개정 2018. 12." wraps on to "27.>") or before an
 #: item or a clause (a PDF's lines are where the page ran out, not where the text did: a break inside
 #: a sentence is weaker than a sentence end in the middle of a line); a sentence end (Korean 다. 요.
 #: via the dot, but not the dot of an item number such as ``3.`` or an initial such as ``J.``, which
@@ -51,7 +52,7 @@ from splitters.outline import Outline, common_prefix
 #: record dumped as JSON: one line holding ``\n\n`` (a backslash and an n, twice) where its paragraphs ended) has its escaped
 #: paragraph breaks among the strongest.
 LEVELS = (
-    re.compile(r"(?<=[.!?。？！…:;다음함임됨])\n"
+    re.compile(r"(?<=[.!?。？！…:;다음함임됨])(?<![^\d.,]\d\.)(?<![^\d.,]\d\d\.)\n"
                r"|\n(?=[ \t]*(?:[□■◆○◦●◎\-·∙•▪※*①-⑳]|\(?\d{1,2}[.)]\s|\(?[가나다라마바사아자차카타파하][.)]\s|제\s?\d+\s?[조항호]))"
                r"|(?:\\r)?\\n(?:\\r)?\\n"),
     re.compile(r"(?<=[.!?。？！…])(?<![^\d.,]\d\.)(?<![^\d.,]\d\d\.)(?<!\b[A-Z]\.)\s+"),

@@ -14,6 +14,7 @@ from classifiers.headings import (
     find_headings,
     is_figure_row,
     is_legal_text,
+    is_title_line,
     is_toc_line,
     legal_marker,
     pattern_marker,
@@ -109,6 +110,12 @@ def test_numbered_cross_references_and_page_numbers_are_not_headers():
     for marker in ("- 끝 -", "- 이하 여백 -", "- 본 페이지 이하 여백 -", "– 3 –"):
         assert pattern_marker(marker) is None, f"{marker}: a marker set between dashes, not a dash item"
     assert pattern_marker("- 수도권 대비 78% 수준") is not None
+
+
+def test_a_title_line_holds_a_letter():
+    assert is_title_line("<표 1> 연도별 실적") and is_title_line("Authority for This Rulemaking")
+    for line in ("27.>", "(2019. 6. 30.)", "12,345 | 6,789"):
+        assert not is_title_line(line), line
 
 
 def test_korean_item_markers_are_the_counting_syllables_not_any_syllable():

@@ -270,6 +270,23 @@ def test_an_item_number_or_an_initial_is_not_a_sentence_end(counter):
 
 
 
+def test_a_date_wrapped_after_its_month_is_not_a_sentence_end(counter):
+    """A regulation's amendment note wraps inside its date ("…출장계획서<개정 2018. 12." / "27.>"): the
+    line break after "12." is not a sentence's end, and the wrapped "27.>" is not a title line that
+    goes with the article after it."""
+    lines = []
+    for n in range(1, 30):
+        lines.append(f"{n}. 기타 공개 시 업무수행에 지장을 초래할 사항이 포함된 출장계획서 제{n}호<개정 2018. 12.")
+        lines.append("27.>")
+    doc = Document("a.pdf", "pdf", (Block("paragraph", "\n".join(lines), Locator(page=1)),),
+                   Properties(pages=(PageInfo(1, 595, 842, 4000),)))
+    chunks = split_document(doc, "general", counter, Budget(20, 100, 110))
+    assert len(chunks) > 5
+    for chunk in chunks:
+        assert not chunk.text.rstrip().endswith("2018. 12."), chunk.text[-40:]
+        assert not chunk.text.lstrip().startswith("27.>"), chunk.text[:40]
+
+
 def test_an_escaped_paragraph_break_is_cut_before_a_sentence_end(counter):
     """A chat log exported as JSON is one line whose paragraphs end in a written ``\\n\\n``: a unit over
     the budget is cut there, so each city's paragraph stays whole, not at whichever sentence end
