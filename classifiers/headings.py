@@ -440,17 +440,27 @@ def _toc_lines(lines: list[_Line]) -> set[int]:
 
 def _unnumbered_contents(lines: list[_Line]) -> set[int]:
     """Positions of a contents list printed without page numbers (an RFP's "1. 제안공모요강" /
-    "1.1. 일반사항" / … / "첨부1 : 평가기준" before the same headers open the body): a run of at least
-    :data:`_TOC_RUN` header lines, each a block of its own, that starts with a line the document prints
-    again after the run and holds more such lines than not. The run ends where one of its lines
+    "1.1. 일반사항" / … / "첨부1 : 평가기준" before the same headers open the body): a run of more than
+    :data:`_TOC_RUN` header lines, each a block of its own, most of which the document prints again
+    after the run in the same order, starting with its first. The run ends where one of its lines
     comes again (the body starts), or at a line that is not a header's. Read as headers, its last
-    entry (often an attachment) would become the parent of the whole body."""
+    entry (often an attachment) would become the parent of the whole body; a document that only
+    reuses a few header texts ("개요" in every chapter) does not print them again in its order."""
     where: dict[str, list[int]] = {}
     for i, line in enumerate(lines):
         where.setdefault(line.text, []).append(i)
 
-    def again_after(i: int, end: int) -> bool:
-        return where[lines[i].text][-1] > end
+    def printed_again(run: list[int]) -> int:
+        """How many of the run's lines come again after it, in its order, from its first line on."""
+        end, last, found = run[-1], -1, 0
+        for k, j in enumerate(run):
+            later = next((p for p in where[lines[j].text] if p > max(end, last)), None)
+            if later is None:
+                if k == 0:
+                    return 0
+                continue
+            last, found = later, found + 1
+        return found
 
     found: set[int] = set()
     run: list[int] = []
@@ -460,8 +470,7 @@ def _unnumbered_contents(lines: list[_Line]) -> set[int]:
         if entry and run and line.text not in {lines[j].text for j in run} and line.block <= lines[run[-1]].block + 1:
             run.append(i)
             continue
-        if len(run) >= _TOC_RUN and again_after(run[0], run[-1]) \
-                and 2 * sum(again_after(j, run[-1]) for j in run) > len(run):
+        if len(run) > _TOC_RUN and 2 * printed_again(run) > len(run):
             found.update(run)
         run = [i] if entry else []
     return found
