@@ -4,7 +4,10 @@
   has the group's value repeated after the header rows on a chunk that starts inside the group;
   a leading column whose blanks mean empty is left as it is;
 - dates: a date cell reads as its number format shows it (``2023년 7월 5일``, ``2023.07.05``), ISO
-  where the format is the reader's locale's.
+  where the format is the reader's locale's;
+- merged header labels: a label merged across columns is repeated in each only over two or more
+  different sub-labels (which year a column belongs to); a form's fields merged across the top and
+  a label merged in the last header row are read once.
 """
 
 from __future__ import annotations
@@ -97,3 +100,43 @@ def test_dates_read_as_the_sheet_shows_them(tmp_path: Path) -> None:
     doc = parse(make_xlsx(tmp_path / "일정.xlsx", {"일정": rows}, number_formats={"일정": formats}))
     lines = doc.blocks[0].text.split("\n")[1:]
     assert [line.split(" | ")[1] for line in lines] == list(shown.values())
+
+
+def test_a_form_block_merged_across_the_top_is_read_once_in_every_chunk(tmp_path: Path) -> None:
+    # A 테이블명세서: a title, then fields whose values are merged over three columns, each over the
+    # same merged layout in the row below (one label under it, not sub-columns).
+    rows = [["테이블 명세서"] + [""] * 7,
+            ["시스템명", "학사행정 정보시스템", "", "", "작성자", "홍길동", "", ""],
+            ["테이블명", "TB_STDNT (학생 기본정보)", "", "", "작성일", "2024년 3월 4일", "", ""],
+            ["No", "컬럼명", "속성명", "타입", "길이", "NULL", "KEY", "비고"]]
+    rows += [[i, f"COL_{i:02d}", f"학생 속성 {i}", "VARCHAR2", 20, "N", "PK" if i == 1 else "", "학생 정보 항목"]
+             for i in range(1, 40)]
+    merges = ["A1:H1", "B2:D2", "F2:H2", "B3:D3", "F3:H3"]
+    doc = parse(make_xlsx(tmp_path / "테이블명세서.xlsx", {"명세": rows}, merges={"명세": merges}))
+    assert doc.blocks[0].table.header_text == (
+        "테이블 명세서\n시스템명 | 학사행정 정보시스템 |  |  | 작성자 | 홍길동\n"
+        "테이블명 | TB_STDNT (학생 기본정보) |  |  | 작성일 | 2024년 3월 4일")
+    _, chunks = cut_document(doc, CutConfig(BUDGET), "테이블명세서.xlsx")
+    assert len(chunks) > 3
+    for chunk in chunks:
+        assert chunk.text.count("학사행정 정보시스템") == chunk.text.count("홍길동") == 1, chunk.text
+
+
+def test_a_merged_label_spreads_over_its_sub_columns_only(tmp_path: Path) -> None:
+    # Years and 담당 over two different sub-labels each: repeated, so each column says which it is.
+    # 구분 merged down the two header rows: in both. 비고 merged across and down to the last header
+    # row: nothing under it to tell apart, read once (in its own column of each header row).
+    rows = [["구분", "2019", "", "2020", "", "담당", "", "비고", ""],
+            ["", "예산액", "전년 대비", "예산액", "전년 대비", "부서", "연락처", "", ""],
+            ["교육", 1200, "3.5%", 1300, "8.3%", "교육정책과", "044-200-6100", "신규 사업 포함", "잠정"],
+            ["복지", 2200, "1.5%", 2300, "4.5%", "복지정책과", "044-202-2700", "", "확정"]]
+    merges = ["A1:A2", "B1:C1", "D1:E1", "F1:G1", "H1:I2"]
+    doc = parse(make_xlsx(tmp_path / "예산.xlsx", {"예산": rows}, merges={"예산": merges}))
+    assert doc.blocks[0].table.header_text == (
+        "구분 | 2019 | 2019 | 2020 | 2020 | 담당 | 담당 | 비고\n"
+        "구분 | 예산액 | 전년 대비 | 예산액 | 전년 대비 | 부서 | 연락처 | 비고")
+    # One header row: labels merged over two columns of data each are read once.
+    rows = [["기간", "", "지역", "", "건수"], ["2024.01.01", "2024.01.31", "서울", "강남구", 12],
+            ["2024.02.01", "2024.02.29", "부산", "해운대구", 7]]
+    doc = parse(make_xlsx(tmp_path / "건수.xlsx", {"건수": rows}, merges={"건수": ["A1:B1", "C1:D1"]}))
+    assert doc.blocks[0].table.header_text == "기간 |  | 지역 |  | 건수"
