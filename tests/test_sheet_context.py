@@ -5,6 +5,9 @@
   a leading column whose blanks mean empty is left as it is;
 - dates: a date cell reads as its number format shows it (``2023년 7월 5일``, ``2023.07.05``), ISO
   where the format is the reader's locale's;
+- numbers: a number reads as its number format shows it (``$65.80``, ``1,234,567``, ``12.3%``,
+  ``1,234원``) for the common formats, as the number where a format is unusual (scientific,
+  fractions, conditions);
 - merged header labels: a label merged across columns is repeated in each only over two or more
   different sub-labels (which year a column belongs to); a form's fields merged across the top and
   a label merged in the last header row are read once.
@@ -140,3 +143,26 @@ def test_a_merged_label_spreads_over_its_sub_columns_only(tmp_path: Path) -> Non
             ["2024.02.01", "2024.02.29", "부산", "해운대구", 7]]
     doc = parse(make_xlsx(tmp_path / "건수.xlsx", {"건수": rows}, merges={"건수": ["A1:B1", "C1:D1"]}))
     assert doc.blocks[0].table.header_text == "기간 |  | 지역 |  | 건수"
+
+
+def test_numbers_read_as_the_sheet_shows_them(tmp_path: Path) -> None:
+    shown = {  # number format, value -> what Excel shows
+        ('"$"#,##0.00', 65.8049919749433): "$65.80",
+        ("#,##0", 1234567): "1,234,567",
+        ("0.0%", 0.1234): "12.3%",
+        ("0.00", 3.14159): "3.14",
+        ("0.00", 2.675): "2.68",  # half away from zero on the shown digits, not the float's 2.67499…
+        ('#,##0"원"', 1250000): "1,250,000원",
+        ("[$₩-412]#,##0", 5000): "₩5,000",
+        ("#,##0_);[Red](#,##0)", -1234.4): "(1,234)",  # the negative section, without a minus
+        ("#,##0.00", -1234.567): "-1,234.57",  # one section: a minus
+        ("00000", 4527): "04527",
+        ("0.00E+00", 12345): "12345",  # scientific: the number as it is
+        ("# ?/?", 0.5): "0.5",  # a fraction: the number as it is
+        ("[>=100]#,##0;0.0", 7.25): "7.25",  # a condition: the number as it is
+    }
+    rows = [["서식", "값"]] + [[code, value] for code, value in shown]
+    formats = {f"B{index}": code for index, (code, _) in enumerate(shown, start=2)}
+    doc = parse(make_xlsx(tmp_path / "금액.xlsx", {"금액": rows}, number_formats={"금액": formats}))
+    lines = doc.blocks[0].text.split("\n")[1:]
+    assert [line.split(" | ")[1] for line in lines] == list(shown.values())
