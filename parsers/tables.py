@@ -14,10 +14,10 @@ Merged ranges are filled so that every row can be read on its own in a chunk:
 
 - in header rows a label merged across columns is repeated in each of them only when it groups
   sub-columns: when the header row below it holds two or more different labels under it
-  (``2019 | 2019`` over ``예산액 | 전년 대비`` says which year each sub-column is). Otherwise —
-  in the last header row, or over one label or none — it is kept once, in its first column: a
-  form's project or title block merged across the top is not read six times on every header line
-  of every chunk, nor a last header row as ``기간 | 기간 | 지역 | 지역``. A title — a range merged
+  (``2019 | 2019`` over ``예산액 | 전년 대비`` says which year each sub-column is), or when it is in
+  the last header row (``기간 | 기간`` over a date and a month: each column under its own label).
+  Otherwise — over one label or none — it is kept once, in its first column: a form's project or
+  title block merged across the top is not read six times on every header line of every chunk. A title — a range merged
   from the first column that holds the only text of its row, whether or not it reaches the last
   column — is kept once. A label merged down over header rows is repeated in each of them, in its
   own column;
@@ -428,13 +428,16 @@ def _fill_spans(grid: Mapping[int, list[str]] | list[list[str]], spans: Sequence
 
 def _groups_columns(grid: Mapping[int, list[str]] | Sequence[Sequence[str]], span: Span, header_rows: int,
                     width: int) -> bool:
-    """Whether a label merged across columns heads sub-columns: the header row right under it holds
-    two or more different labels in its columns ("2019" over "예산액 | 전년 대비"). A label in the
-    last header row, or over one label (a form's "프로젝트명" block over its value), names nothing
-    that repeating it in each column would add."""
+    """Whether a label merged across columns is repeated in each of them: in the last header row it
+    is (each column is read under its own label: ``기간 | 기간`` over a date and a month, ``2021 |
+    2021`` over a 10-K's ``$`` and amount columns); above it, only when the header row right under
+    it holds two or more different labels in its columns ("2019" over "예산액 | 전년 대비"). Over one
+    label or none (a form's "프로젝트명" block over its value) repeating it adds nothing."""
     below = span.last_row + 1
-    if span.width < 2 or below >= header_rows:
+    if span.width < 2:
         return False
+    if below >= header_rows:  # the last header row: each column is read under its own label
+        return True
     return len({cell for cell in grid[below][span.col:min(span.last_col, width - 1) + 1] if cell}) >= 2
 
 

@@ -8,9 +8,9 @@
 - numbers: a number reads as its number format shows it (``$65.80``, ``1,234,567``, ``12.3%``,
   ``1,234원``) for the common formats, as the number where a format is unusual (scientific,
   fractions, conditions);
-- merged header labels: a label merged across columns is repeated in each only over two or more
-  different sub-labels (which year a column belongs to); a form's fields merged across the top and
-  a label merged in the last header row are read once.
+- merged header labels: above the last header row, a label merged across columns is repeated in
+  each only over two or more different sub-labels (which year a column belongs to), so a form's
+  fields merged across the top are read once; in the last header row each column keeps its label.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def test_dates_read_as_the_sheet_shows_them(tmp_path: Path) -> None:
     assert [line.split(" | ")[1] for line in lines] == list(shown.values())
 
 
-def test_a_form_block_merged_across_the_top_is_read_once_in_every_chunk(tmp_path: Path) -> None:
+def test_a_form_block_merged_across_the_top_is_read_once_above_the_last_header_row(tmp_path: Path) -> None:
     # A 테이블명세서: a title, then fields whose values are merged over three columns, each over the
     # same merged layout in the row below (one label under it, not sub-columns).
     rows = [["테이블 명세서"] + [""] * 7,
@@ -118,7 +118,8 @@ def test_a_form_block_merged_across_the_top_is_read_once_in_every_chunk(tmp_path
     doc = parse(make_xlsx(tmp_path / "테이블명세서.xlsx", {"명세": rows}, merges={"명세": merges}))
     assert doc.blocks[0].table.header_text == (
         "테이블 명세서\n시스템명 | 학사행정 정보시스템 |  |  | 작성자 | 홍길동\n"
-        "테이블명 | TB_STDNT (학생 기본정보) |  |  | 작성일 | 2024년 3월 4일")
+        "테이블명 | TB_STDNT (학생 기본정보) | TB_STDNT (학생 기본정보) | TB_STDNT (학생 기본정보) | 작성일 | "
+        "2024년 3월 4일 | 2024년 3월 4일 | 2024년 3월 4일")  # the last header row: each column its label
     _, chunks = cut_document(doc, CutConfig(BUDGET), "테이블명세서.xlsx")
     assert len(chunks) > 3
     for chunk in chunks:
@@ -128,7 +129,7 @@ def test_a_form_block_merged_across_the_top_is_read_once_in_every_chunk(tmp_path
 def test_a_merged_label_spreads_over_its_sub_columns_only(tmp_path: Path) -> None:
     # Years and 담당 over two different sub-labels each: repeated, so each column says which it is.
     # 구분 merged down the two header rows: in both. 비고 merged across and down to the last header
-    # row: nothing under it to tell apart, read once (in its own column of each header row).
+    # row: the last header row, where each column keeps its label.
     rows = [["구분", "2019", "", "2020", "", "담당", "", "비고", ""],
             ["", "예산액", "전년 대비", "예산액", "전년 대비", "부서", "연락처", "", ""],
             ["교육", 1200, "3.5%", 1300, "8.3%", "교육정책과", "044-200-6100", "신규 사업 포함", "잠정"],
@@ -136,13 +137,13 @@ def test_a_merged_label_spreads_over_its_sub_columns_only(tmp_path: Path) -> Non
     merges = ["A1:A2", "B1:C1", "D1:E1", "F1:G1", "H1:I2"]
     doc = parse(make_xlsx(tmp_path / "예산.xlsx", {"예산": rows}, merges={"예산": merges}))
     assert doc.blocks[0].table.header_text == (
-        "구분 | 2019 | 2019 | 2020 | 2020 | 담당 | 담당 | 비고\n"
-        "구분 | 예산액 | 전년 대비 | 예산액 | 전년 대비 | 부서 | 연락처 | 비고")
-    # One header row: labels merged over two columns of data each are read once.
+        "구분 | 2019 | 2019 | 2020 | 2020 | 담당 | 담당 | 비고 | 비고\n"
+        "구분 | 예산액 | 전년 대비 | 예산액 | 전년 대비 | 부서 | 연락처 | 비고 | 비고")
+    # One header row: labels merged over two columns of data each label both (a period's start and end).
     rows = [["기간", "", "지역", "", "건수"], ["2024.01.01", "2024.01.31", "서울", "강남구", 12],
             ["2024.02.01", "2024.02.29", "부산", "해운대구", 7]]
     doc = parse(make_xlsx(tmp_path / "건수.xlsx", {"건수": rows}, merges={"건수": ["A1:B1", "C1:D1"]}))
-    assert doc.blocks[0].table.header_text == "기간 |  | 지역 |  | 건수"
+    assert doc.blocks[0].table.header_text == "기간 | 기간 | 지역 | 지역 | 건수"
 
 
 def test_numbers_read_as_the_sheet_shows_them(tmp_path: Path) -> None:
