@@ -12,9 +12,15 @@ over rows ``1..k`` makes rows ``1..k`` headers.
 
 Merged ranges are filled so that every row can be read on its own in a chunk:
 
-- in header rows every cell under a merged label gets the label (``기간 | 기간 | 실적 | 실적``),
-  except a title — a range merged from the first column that holds the only text of its row,
-  whether or not it reaches the last column — which is kept once;
+- in header rows a label merged across columns is repeated in each of them only when it groups
+  sub-columns: when the header row below it holds two or more different labels under it
+  (``2019 | 2019`` over ``예산액 | 전년 대비`` says which year each sub-column is), or when it is in
+  the last header row (``기간 | 기간`` over a date and a month: each column under its own label).
+  Otherwise — over one label or none — it is kept once, in its first column: a form's project or
+  title block merged across the top is not read six times on every header line of every chunk. A title — a range merged
+  from the first column that holds the only text of its row, whether or not it reaches the last
+  column — is kept once. A label merged down over header rows is repeated in each of them, in its
+  own column;
 - in data rows a label merged down over several rows is repeated in its first column of each row
   (a category cell spanning its rows); cells merged sideways stay empty, so text is not repeated
   along a row;
@@ -305,8 +311,10 @@ def sheet_table(rows: SheetRows, spans: Iterable[Span] = ()) -> Table:
     height = len(packed)
     spans = [s for s in spans if (s.width > 1 or s.height > 1) and s.col < width and s.row < height]
     header_rows = max(1, min(detect_header_rows(_Unpacked(packed, width), spans), height))
-    if spans:  # fill merged cells in the rows they cover, then pack those rows again
-        touched = {r: _cells(packed[r], width) for s in spans for r in range(s.row, min(s.last_row, height - 1) + 1)}
+    if spans:  # fill merged cells in the rows they cover, then pack those rows again (the header
+        # rows too: whether a label groups sub-columns is read from the header row under it)
+        covered = {r for s in spans for r in range(s.row, min(s.last_row, height - 1) + 1)}
+        touched = {r: _cells(packed[r], width) for r in covered.union(range(header_rows))}
         _fill_spans(touched, spans, header_rows, width, height)
         for r, cells in touched.items():
             end = len(cells)
@@ -397,22 +405,40 @@ MAX_REPEATED_LABEL = 40
 
 def _fill_spans(grid: Mapping[int, list[str]] | list[list[str]], spans: Sequence[Span], header_rows: int, width: int,
                 height: int) -> None:
-    """Fill merged ranges in ``grid`` (all ``height`` rows, or those the spans cover, by index)."""
+    """Fill merged ranges in ``grid`` (all ``height`` rows, or those the spans cover and the header
+    rows, by index). Which labels group sub-columns is decided on the cells as given, before any is
+    filled: a label filled into the row below would count as sub-labels of the row above it."""
     titles = {span for span in spans if span.col == 0 and _alone_in_its_row(grid[span.row], span)}
+    groups = {span for span in spans if _groups_columns(grid, span, header_rows, width)}
     for span in spans:
         value = grid[span.row][span.col]
         if not value or len(value) > MAX_REPEATED_LABEL:
             continue
-        title = span in titles
+        title, across = span in titles, span in groups
         for r in range(span.row, min(span.last_row, height - 1) + 1):
             for c in range(span.col, min(span.last_col, width - 1) + 1):
                 if (r, c) == (span.row, span.col) or grid[r][c]:
                     continue
                 if r < header_rows:
-                    if not title:
+                    if not title and (across or c == span.col):
                         grid[r][c] = value
                 elif c == span.col and r > span.row:
                     grid[r][c] = value
+
+
+def _groups_columns(grid: Mapping[int, list[str]] | Sequence[Sequence[str]], span: Span, header_rows: int,
+                    width: int) -> bool:
+    """Whether a label merged across columns is repeated in each of them: in the last header row it
+    is (each column is read under its own label: ``기간 | 기간`` over a date and a month, ``2021 |
+    2021`` over a 10-K's ``$`` and amount columns); above it, only when the header row right under
+    it holds two or more different labels in its columns ("2019" over "예산액 | 전년 대비"). Over one
+    label or none (a form's "프로젝트명" block over its value) repeating it adds nothing."""
+    below = span.last_row + 1
+    if span.width < 2:
+        return False
+    if below >= header_rows:  # the last header row: each column is read under its own label
+        return True
+    return len({cell for cell in grid[below][span.col:min(span.last_col, width - 1) + 1] if cell}) >= 2
 
 
 def _sub_header_below(grid: Sequence[Sequence[str]], spans: Sequence[Span], row: int) -> bool:

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import decimal
 import functools
 import re
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,7 +166,7 @@ def _read_sheet(workbook: Any, sheet: Any, cell_budget: int) -> _SheetData:
     # openpyxl keeps these on its read-only objects without a public accessor (openpyxl 3.1).
     archive, member = workbook._archive, sheet._worksheet_path
     reader = _CellReader(sheet._shared_strings, workbook._date_formats, workbook._timedelta_formats,
-                         workbook.epoch, _date_codes(workbook))
+                         workbook.epoch, _date_codes(workbook), _number_codes(workbook))
     data = _SheetData()
     cells_read = 0
     with archive.open(member) as source:
@@ -198,10 +199,12 @@ class _CellReader:
     """Cell values as openpyxl reads them with ``data_only=True``, turned into display text."""
 
     def __init__(self, shared_strings: Any, date_formats: set[int], timedelta_formats: set[int],
-                 epoch: dt.datetime, date_codes: dict[int, str] | None = None) -> None:
+                 epoch: dt.datetime, date_codes: dict[int, str] | None = None,
+                 number_codes: dict[int, str] | None = None) -> None:
         self.shared_strings = shared_strings
         self.date_formats = date_formats
         self.date_codes = date_codes or {}  # style index -> the number format of a date style
+        self.number_codes = number_codes or {}  # style index -> a number format display_number renders
         self.timedelta_formats = timedelta_formats
         self.epoch = epoch
         self.row_number = 0
@@ -253,15 +256,17 @@ class _CellReader:
             return ""
         if kind == "n":
             style = cell.get("s")
-            if raw.isdigit() and (not style or int(style) not in self.date_formats):
+            index = int(style) if style else 0
+            code = self.number_codes.get(index)
+            if raw.isdigit() and code is None and index not in self.date_formats:
                 return raw.lstrip("0") or "0"  # the common case: a whole number
             try:
                 number: float = float(raw) if any(ch in raw for ch in ".eE") else int(raw)
             except ValueError:
                 return normalize_cell(raw)
-            if style and int(style) in self.date_formats:
-                return self._date(number, int(style))
-            return cell_text(number)
+            if index in self.date_formats:
+                return self._date(number, index)
+            return (display_number(number, code) if code is not None else "") or cell_text(number)
         if kind == "s":
             try:
                 return normalize_cell(self.shared_strings[int(raw)])
@@ -285,30 +290,47 @@ class _CellReader:
         return cell_text(value)
 
 
-def _date_codes(workbook: Any) -> dict[int, str]:
-    """The number format of each date style of the workbook, by style index (openpyxl keeps the
-    styles' format ids in ``_cell_styles`` and the custom formats, from id 164, in
-    ``_number_formats``; openpyxl 3.1)."""
+def _style_formats(workbook: Any, indexes: Iterable[int]) -> Iterator[tuple[int, int, str]]:
+    """(style index, number format id, number format) of the workbook's styles at ``indexes``
+    (openpyxl keeps the styles' format ids in ``_cell_styles`` and the custom formats, from id 164,
+    in ``_number_formats``; openpyxl 3.1)."""
     from openpyxl.styles.numbers import BUILTIN_FORMATS, BUILTIN_FORMATS_MAX_SIZE
 
-    codes: dict[int, str] = {}
     styles = getattr(workbook, "_cell_styles", ())
     custom = getattr(workbook, "_number_formats", ())
-    for index in getattr(workbook, "_date_formats", ()):
+    for index in indexes:
         try:
             format_id = styles[index].numFmtId
             code = BUILTIN_FORMATS.get(format_id) if format_id < BUILTIN_FORMATS_MAX_SIZE \
                 else custom[format_id - BUILTIN_FORMATS_MAX_SIZE]
         except (IndexError, AttributeError, TypeError):
             continue
-        if code and format_id not in _LOCALE_DATE_IDS:
-            codes[index] = code
-    return codes
+        if code:
+            yield index, format_id, code
+
+
+def _date_codes(workbook: Any) -> dict[int, str]:
+    """The number format of each date style of the workbook, by style index."""
+    return {index: code for index, format_id, code in _style_formats(workbook, getattr(workbook, "_date_formats", ()))
+            if format_id not in _LOCALE_DATE_IDS}
+
+
+def _number_codes(workbook: Any) -> dict[int, str]:
+    """The number format of each style whose numbers :func:`display_number` renders, by style index:
+    not General, not a date, not a currency the reader's locale decides."""
+    dates = getattr(workbook, "_date_formats", set())
+    others = [index for index in range(len(getattr(workbook, "_cell_styles", ()))) if index not in dates]
+    return {index: code for index, format_id, code in _style_formats(workbook, others)
+            if format_id not in _LOCALE_CURRENCY_IDS and _number_format(code) is not None}
 
 
 #: Built-in date formats Excel shows in the reader's locale (14: ``2023-07-15`` in Korean,
 #: ``7/15/2023`` in American English; 22: the same with a time): the ISO date stays.
 _LOCALE_DATE_IDS = frozenset({14, 22})
+
+#: Built-in currency formats Excel shows in the reader's locale (5–8: ``$1,235`` in American
+#: English, ``₩1,235`` in Korean; 42, 44: the accounting ones): the number stays as it is.
+_LOCALE_CURRENCY_IDS = frozenset({5, 6, 7, 8, 42, 44})
 
 _DATE_TOKEN = re.compile(
     r'"([^"]*)"'  # quoted text: 년, 월, 일
@@ -386,6 +408,102 @@ def display_date(value: dt.datetime, code: str) -> str:
             "a/p": "P" if value.hour >= 12 else "A",
         }.get(kind, ""))
     return normalize_cell("".join(out))
+
+
+_NUMBER_TOKEN = re.compile(
+    r'"([^"]*)"'  # quoted text: "원", "$"
+    r"|\\(.)"  # an escaped character: \( \-
+    r"|\[\$([^\]\-]*)(?:-[0-9A-Fa-f]+)?\]"  # [$₩-412], [$$-409]: the currency symbol; [$-412]: nothing
+    r"|\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s?\d+)\]"  # a colour: not shown
+    r"|[_*](.)"  # room for a character, a fill: not shown
+    r"|([0#?,.]+)"  # the digits
+    r"|(%)"
+    r"|([-+$():!^&'~{}<>= ]|[^\x00-\x7f])"  # shown as it is: $ - ( ), and ₩, €, 원
+    r"|(.)",  # anything else (E+, @, General, [>100], [DBNum1], a fraction's /): not rendered
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class _NumberSection:
+    """One section of a number format: the text around its digits and how they are shown."""
+
+    before: str
+    after: str
+    whole_digits: int  # the 0s before the point: the least digits shown left of it
+    grouped: bool  # thousands separators
+    min_decimals: int  # the 0s after the point
+    max_decimals: int  # the 0s and #s after the point
+    percent: int  # how many %: each multiplies by 100
+
+
+@functools.lru_cache(maxsize=256)
+def _number_format(code: str) -> tuple[_NumberSection | None, ...] | None:
+    """A number format read once (a sheet's cells share a few): its first three sections (positive,
+    negative, zero), None for a section :func:`display_number` does not render; None for a format
+    with no section it renders."""
+    sections = code.split(";")
+    if len(sections) > 4:
+        return None
+    parsed = tuple(_number_section(section) for section in sections[:3])
+    return parsed if any(parsed) else None
+
+
+def _number_section(section: str) -> _NumberSection | None:
+    parts: list[str] = [""]  # the text before the digits, then (once they are found) after them
+    digits = ""
+    percent = 0
+    for match in _NUMBER_TOKEN.finditer(section):
+        quoted, escaped, currency, _, placeholders, percent_sign, literal, other = match.groups()
+        if other is not None or (placeholders is not None and digits):
+            return None  # not rendered, or digits in two places (000-0000, # ?/?)
+        if placeholders is not None:
+            digits = placeholders
+            parts.append("")
+            continue
+        if percent_sign is not None:
+            percent += 1
+        parts[-1] += next((text for text in (quoted, escaped, currency, percent_sign, literal) if text is not None), "")
+    whole, point, decimals = digits.partition(".")
+    if not digits or "." in decimals or "," in decimals or whole.endswith(",") or not any(c in "0#?" for c in digits):
+        return None  # no digits, two points, or a comma that scales (#,##0,): left as the number
+    return _NumberSection(parts[0], parts[1], whole.count("0"), "," in whole, decimals.count("0"),
+                          len(decimals) if point else 0, percent)
+
+
+def display_number(value: float, code: str) -> str:
+    """A number as a number format shows it (``"$"#,##0.00`` → ``$65.80``, ``#,##0`` → ``1,234,567``,
+    ``0.0%`` → ``12.3%``, ``#,##0"원"`` → ``1,234원``, ``#,##0_);(#,##0)`` → ``(1,234)`` for a negative),
+    or "" for a format this does not render (scientific, fractions, conditions, text, Korean
+    numerals; the caller shows the number as it is). Rounded half away from zero on the number's
+    15 significant digits, as Excel does; the section is chosen by the sign as Excel does (positive;
+    negative; zero), a single section showing a negative number with a minus sign."""
+    sections = _number_format(code)
+    if sections is None:
+        return ""
+    negative = value < 0
+    if negative and len(sections) > 1:
+        section, sign = sections[1], ""
+    elif value == 0 and len(sections) > 2:
+        section, sign = sections[2], ""
+    else:
+        section, sign = sections[0], "-" if negative else ""
+    if section is None:
+        return ""
+    number = abs(decimal.Decimal(format(value, ".15g") if isinstance(value, float) else value))
+    number = number.scaleb(2 * section.percent).quantize(decimal.Decimal(1).scaleb(-section.max_decimals),
+                                                         rounding=decimal.ROUND_HALF_UP)
+    whole, _, fraction = f"{number:f}".partition(".")
+    fraction = fraction.rstrip("0").ljust(section.min_decimals, "0")
+    whole = whole.lstrip("0").rjust(section.whole_digits, "0")
+    if section.grouped and whole:
+        whole = f"{int(whole):,}"
+    if not fraction and (not whole or section.max_decimals):
+        return ""  # nothing shown (#,### of 0), or a point with no digits after it (0.## of 5)
+    if number == 0:
+        sign = ""
+    shown = whole + ("." + fraction if fraction else "")
+    return normalize_cell(sign + section.before + shown + section.after)
 
 
 def _is_minute(tokens: Sequence[tuple[str, str]], position: int) -> bool:

@@ -4,7 +4,13 @@
   has the group's value repeated after the header rows on a chunk that starts inside the group;
   a leading column whose blanks mean empty is left as it is;
 - dates: a date cell reads as its number format shows it (``2023년 7월 5일``, ``2023.07.05``), ISO
-  where the format is the reader's locale's.
+  where the format is the reader's locale's;
+- numbers: a number reads as its number format shows it (``$65.80``, ``1,234,567``, ``12.3%``,
+  ``1,234원``) for the common formats, as the number where a format is unusual (scientific,
+  fractions, conditions);
+- merged header labels: above the last header row, a label merged across columns is repeated in
+  each only over two or more different sub-labels (which year a column belongs to), so a form's
+  fields merged across the top are read once; in the last header row each column keeps its label.
 """
 
 from __future__ import annotations
@@ -95,5 +101,69 @@ def test_dates_read_as_the_sheet_shows_them(tmp_path: Path) -> None:
     rows += [[code, day.replace(hour=9, minute=30) if "h:mm" in code and "." in code else day] for code in shown]
     formats = {f"B{index}": code for index, code in enumerate(shown, start=2)}
     doc = parse(make_xlsx(tmp_path / "일정.xlsx", {"일정": rows}, number_formats={"일정": formats}))
+    lines = doc.blocks[0].text.split("\n")[1:]
+    assert [line.split(" | ")[1] for line in lines] == list(shown.values())
+
+
+def test_a_form_block_merged_across_the_top_is_read_once_above_the_last_header_row(tmp_path: Path) -> None:
+    # A 테이블명세서: a title, then fields whose values are merged over three columns, each over the
+    # same merged layout in the row below (one label under it, not sub-columns).
+    rows = [["테이블 명세서"] + [""] * 7,
+            ["시스템명", "학사행정 정보시스템", "", "", "작성자", "홍길동", "", ""],
+            ["테이블명", "TB_STDNT (학생 기본정보)", "", "", "작성일", "2024년 3월 4일", "", ""],
+            ["No", "컬럼명", "속성명", "타입", "길이", "NULL", "KEY", "비고"]]
+    rows += [[i, f"COL_{i:02d}", f"학생 속성 {i}", "VARCHAR2", 20, "N", "PK" if i == 1 else "", "학생 정보 항목"]
+             for i in range(1, 40)]
+    merges = ["A1:H1", "B2:D2", "F2:H2", "B3:D3", "F3:H3"]
+    doc = parse(make_xlsx(tmp_path / "테이블명세서.xlsx", {"명세": rows}, merges={"명세": merges}))
+    assert doc.blocks[0].table.header_text == (
+        "테이블 명세서\n시스템명 | 학사행정 정보시스템 |  |  | 작성자 | 홍길동\n"
+        "테이블명 | TB_STDNT (학생 기본정보) | TB_STDNT (학생 기본정보) | TB_STDNT (학생 기본정보) | 작성일 | "
+        "2024년 3월 4일 | 2024년 3월 4일 | 2024년 3월 4일")  # the last header row: each column its label
+    _, chunks = cut_document(doc, CutConfig(BUDGET), "테이블명세서.xlsx")
+    assert len(chunks) > 3
+    for chunk in chunks:
+        assert chunk.text.count("학사행정 정보시스템") == chunk.text.count("홍길동") == 1, chunk.text
+
+
+def test_a_merged_label_spreads_over_its_sub_columns_only(tmp_path: Path) -> None:
+    # Years and 담당 over two different sub-labels each: repeated, so each column says which it is.
+    # 구분 merged down the two header rows: in both. 비고 merged across and down to the last header
+    # row: the last header row, where each column keeps its label.
+    rows = [["구분", "2019", "", "2020", "", "담당", "", "비고", ""],
+            ["", "예산액", "전년 대비", "예산액", "전년 대비", "부서", "연락처", "", ""],
+            ["교육", 1200, "3.5%", 1300, "8.3%", "교육정책과", "044-200-6100", "신규 사업 포함", "잠정"],
+            ["복지", 2200, "1.5%", 2300, "4.5%", "복지정책과", "044-202-2700", "", "확정"]]
+    merges = ["A1:A2", "B1:C1", "D1:E1", "F1:G1", "H1:I2"]
+    doc = parse(make_xlsx(tmp_path / "예산.xlsx", {"예산": rows}, merges={"예산": merges}))
+    assert doc.blocks[0].table.header_text == (
+        "구분 | 2019 | 2019 | 2020 | 2020 | 담당 | 담당 | 비고 | 비고\n"
+        "구분 | 예산액 | 전년 대비 | 예산액 | 전년 대비 | 부서 | 연락처 | 비고 | 비고")
+    # One header row: labels merged over two columns of data each label both (a period's start and end).
+    rows = [["기간", "", "지역", "", "건수"], ["2024.01.01", "2024.01.31", "서울", "강남구", 12],
+            ["2024.02.01", "2024.02.29", "부산", "해운대구", 7]]
+    doc = parse(make_xlsx(tmp_path / "건수.xlsx", {"건수": rows}, merges={"건수": ["A1:B1", "C1:D1"]}))
+    assert doc.blocks[0].table.header_text == "기간 | 기간 | 지역 | 지역 | 건수"
+
+
+def test_numbers_read_as_the_sheet_shows_them(tmp_path: Path) -> None:
+    shown = {  # number format, value -> what Excel shows
+        ('"$"#,##0.00', 65.8049919749433): "$65.80",
+        ("#,##0", 1234567): "1,234,567",
+        ("0.0%", 0.1234): "12.3%",
+        ("0.00", 3.14159): "3.14",
+        ("0.00", 2.675): "2.68",  # half away from zero on the shown digits, not the float's 2.67499…
+        ('#,##0"원"', 1250000): "1,250,000원",
+        ("[$₩-412]#,##0", 5000): "₩5,000",
+        ("#,##0_);[Red](#,##0)", -1234.4): "(1,234)",  # the negative section, without a minus
+        ("#,##0.00", -1234.567): "-1,234.57",  # one section: a minus
+        ("00000", 4527): "04527",
+        ("0.00E+00", 12345): "12345",  # scientific: the number as it is
+        ("# ?/?", 0.5): "0.5",  # a fraction: the number as it is
+        ("[>=100]#,##0;0.0", 7.25): "7.25",  # a condition: the number as it is
+    }
+    rows = [["서식", "값"]] + [[code, value] for code, value in shown]
+    formats = {f"B{index}": code for index, (code, _) in enumerate(shown, start=2)}
+    doc = parse(make_xlsx(tmp_path / "금액.xlsx", {"금액": rows}, number_formats={"금액": formats}))
     lines = doc.blocks[0].text.split("\n")[1:]
     assert [line.split(" | ")[1] for line in lines] == list(shown.values())
