@@ -54,7 +54,7 @@ import datetime as dt
 import functools
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -66,9 +66,17 @@ MANIFEST = "manifest"
 CACHE = "embedding_cache"
 
 
+#: The embedding cache's layout. A cache written before it (``embedding_cache__EMBEDDER``) may hold
+#: another text's vector for a text: each write of more than 1,024 new vectors went to LanceDB as
+#: slices of one Arrow list array, and LanceDB stored the rows after the first slice with the
+#: vectors of the first (found on 2026-12-02). Those caches are never read and are dropped
+#: (:meth:`Store.drop_stale_caches`).
+CACHE_VERSION = "v2"
+
+
 def cache_table_name(embedder: str) -> str:
     """One cache table per embedder: LanceDB stores a ``vector`` column with one fixed width."""
-    return f"{CACHE}__" + re.sub(r"[^A-Za-z0-9_-]", "_", embedder)
+    return f"{CACHE}__{CACHE_VERSION}__" + re.sub(r"[^A-Za-z0-9_-]", "_", embedder)
 
 #: LanceDB's per-process caches (see the module docstring): table metadata, and index pages (what a
 #: search reads again; a knowledge base's full-text and vector indexes fit it up to about a million
@@ -417,6 +425,7 @@ class Store:
         dropped with the KB's manifest, so the run indexes every file again; the embedding cache
         spares the embedding.
         """
+        self.drop_stale_caches()
         table = self.chunks_table()
         if table is None:
             return ""
@@ -624,7 +633,20 @@ class Store:
     def _cache_tables(self) -> list:
         listed = self.db.list_tables()
         names = getattr(listed, "tables", listed)
-        return [self._open(name) for name in names if name.startswith(f"{CACHE}__")]
+        return [self._open(name) for name in names if name.startswith(f"{CACHE}__{CACHE_VERSION}__")]
+
+    def drop_stale_caches(self) -> list[str]:
+        """Drop the embedding caches of an older layout (:data:`CACHE_VERSION`): their vectors may
+        belong to other texts. Returns the names dropped; the texts are embedded again as needed."""
+        listed = self.db.list_tables()
+        names = getattr(listed, "tables", listed)
+        stale = [name for name in names
+                 if name.startswith(f"{CACHE}__") and not name.startswith(f"{CACHE}__{CACHE_VERSION}__")]
+        for name in stale:
+            self.db.drop_table(name)
+            log.warning("dropped the embedding cache %s of %s: written by a seams whose large cache writes "
+                        "stored some vectors under other texts; texts are embedded again as needed", name, self.uri)
+        return stale
 
     def prune_cache(self) -> int:
         """Drop cached vectors that no chunk of any knowledge base in this database holds, once the
@@ -675,17 +697,24 @@ class Store:
             pa.field("key", pa.string()), pa.field("embedder", pa.string()), pa.field("text_hash", pa.string()),
             pa.field("vector", pa.list_(pa.float32())),
         ])
-        # The vectors go to Arrow as one float32 buffer: as Python lists (``tolist``) they took 16 KB
-        # each, and the cache is written with every new vector of a batch at once.
+        # The vectors go to Arrow as one float32 buffer per record batch: as Python lists (``tolist``)
+        # they took 16 KB each. Each batch is built from its own arrays, never as a slice of a larger
+        # list array: LanceDB (0.40) stores the rows of such a slice with the first slice's vectors
+        # (see CACHE_VERSION).
         hashes = list(items)
-        flat = np.concatenate([np.asarray(items[h], dtype=np.float32).reshape(-1) for h in hashes])
-        lengths = np.fromiter((np.size(items[h]) for h in hashes), dtype=np.int32, count=len(hashes))
-        offsets = pa.array(np.concatenate([[0], np.cumsum(lengths, dtype=np.int32)]), pa.int32())
-        data = pa.Table.from_arrays([
-            pa.array([f"{embedder}:{h}" for h in hashes]), pa.array([embedder] * len(hashes), pa.string()),
-            pa.array(hashes, pa.string()), pa.ListArray.from_arrays(offsets, pa.array(flat)),
-        ], schema=schema)
-        data = pa.RecordBatchReader.from_batches(schema, data.to_batches(max_chunksize=WRITE_BATCH_ROWS))
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            for start in range(0, len(hashes), WRITE_BATCH_ROWS):
+                part = hashes[start:start + WRITE_BATCH_ROWS]
+                flat = np.concatenate([np.asarray(items[h], dtype=np.float32).reshape(-1) for h in part])
+                lengths = np.fromiter((np.size(items[h]) for h in part), dtype=np.int32, count=len(part))
+                offsets = pa.array(np.concatenate([[0], np.cumsum(lengths, dtype=np.int32)]), pa.int32())
+                yield pa.RecordBatch.from_arrays([
+                    pa.array([f"{embedder}:{h}" for h in part]), pa.array([embedder] * len(part), pa.string()),
+                    pa.array(part, pa.string()), pa.ListArray.from_arrays(offsets, pa.array(flat)),
+                ], schema=schema)
+
+        data = pa.RecordBatchReader.from_batches(schema, batches())
         table = self._open(cache_table_name(embedder))
         if table is None:
             self.db.create_table(cache_table_name(embedder), data=data, exist_ok=True)

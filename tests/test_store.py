@@ -9,12 +9,14 @@ import pyarrow as pa
 import pytest
 
 from flows.store import (
+    CACHE,
     DERIVED_COLUMNS,
     PRUNE_VERSIONS,
     ROW_COLUMNS,
     TOO_MANY_FRAGMENTS,
     VECTOR_INDEX,
     VECTOR_SEARCH_COLUMN,
+    WRITE_BATCH_ROWS,
     Store,
     cache_table_name,
     chunk_schema,
@@ -186,6 +188,34 @@ def test_maintain_builds_text_indexes_and_compacts_piled_up_commits(db_path):
     assert chunk_ids(store) == sorted(f"f{i}#0" for i in range(TOO_MANY_FRAGMENTS + 2))
     assert store.maintain(changed_files=1) == [], "nothing to do the second time"
     assert store._open(cache_table_name("e")) is not None
+
+
+@pytest.mark.parametrize("count", [WRITE_BATCH_ROWS + 1, 3 * WRITE_BATCH_ROWS + 7])
+def test_a_large_cache_write_keeps_every_text_with_its_own_vector(db_path, count):
+    """A write of more than one record batch of new vectors (as an ingest or an evaluation saves
+    4,096 at a time): every text reads back its own vector, into an existing cache and a new one."""
+    store = Store(db_path)
+    rng = np.random.default_rng(7)
+    first = {f"first{i}": rng.standard_normal(512).astype(np.float32) for i in range(count)}
+    more = {f"more{i}": rng.standard_normal(512).astype(np.float32) for i in range(count)}
+    store.cache_vectors("e", first)  # creates the table
+    store.cache_vectors("e", more)  # appends to it
+    for items in (first, more):
+        back = store.cached_vectors("e", list(items))
+        wrong = [h for h, vector in items.items() if not np.array_equal(back[h], vector)]
+        assert not wrong, f"{len(wrong)} of {len(items)} texts read another text's vector"
+
+
+def test_an_embedding_cache_of_the_older_layout_is_dropped_not_read(db_path):
+    store = Store(db_path)
+    old = f"{CACHE}__e"  # the layout whose large writes stored other texts' vectors
+    store.db.create_table(old, data=[{"key": "e:h1", "embedder": "e", "text_hash": "h1", "vector": [1.0, 0.0]}])
+    assert store.cached_vectors("e", ["h1"]) == {}
+    store.cache_vectors("e", {"h2": np.ones(2, dtype=np.float32)})
+    assert store.drop_stale_caches() == [old]
+    listed = store.db.list_tables()
+    assert old not in getattr(listed, "tables", listed) and set(store.cached_vectors("e", ["h1", "h2"])) == {"h2"}
+    assert store.drop_stale_caches() == []
 
 
 def test_embedding_caches_of_different_widths_live_side_by_side(db_path):

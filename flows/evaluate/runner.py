@@ -108,6 +108,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     settings = config_settings(config, options, dataset.name)
     embedder = get_embedder(options.embedder, options.threads)
     store = Store(options.store_uri, settings.kb)
+    store.drop_stale_caches()
     texts = {text_hash(text): text for _, chunks in cuts.values() for c in chunks
              for text in embedded_texts(c, config.heading_path, config.plain_cells, settings.passage_tokens)}
     vectors, embedded, embed_seconds = embed_texts(texts, embedder, store, options.batch, config.name)
