@@ -417,6 +417,9 @@ class Store:
         """Bring a chunks table written by an older seams to :func:`chunk_schema`, before a run writes
         to it. Returns what was done ("" for nothing).
 
+        An embedding cache of an older layout (:data:`CACHE_VERSION`) is dropped first, and with it
+        the manifest of every knowledge base in the database, so each indexes its files again.
+
         A table without the last of the derived columns (:data:`DERIVED_COLUMNS`: ``id`` and
         ``metadata`` from issue #13, ``fts_text`` and ``fts_words`` from the document titles in full
         text) gains them in place, computed from its flat columns by LanceDB (``add_columns``, with
@@ -425,7 +428,14 @@ class Store:
         dropped with the KB's manifest, so the run indexes every file again; the embedding cache
         spares the embedding.
         """
-        self.drop_stale_caches()
+        if self.drop_stale_caches():
+            # Chunks written since may hold a vector the stale cache gave for another text: every
+            # knowledge base of the database indexes (and embeds) each of its files again, once.
+            for kb in self.knowledge_bases():
+                if self._open(f"{kb}__{MANIFEST}") is not None:
+                    self.db.drop_table(f"{kb}__{MANIFEST}")
+            log.warning("every knowledge base in %s indexes its files again at its next ingest, so no chunk keeps "
+                        "a vector from the dropped cache", self.uri)
         table = self.chunks_table()
         if table is None:
             return ""

@@ -218,6 +218,25 @@ def test_an_embedding_cache_of_the_older_layout_is_dropped_not_read(db_path):
     assert store.drop_stale_caches() == []
 
 
+def test_a_stale_embedding_cache_makes_every_knowledge_base_index_its_files_again(tmp_path):
+    from flows.ingest import Steps, run_ingest
+    from flows.settings import Settings
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.md").write_text("# 개요\n\n첫 문서입니다.\n", encoding="utf-8")
+    configs = [Settings(db=str(tmp_path / "db"), kb=kb, embedder="hashing", workers=0) for kb in ("one", "two")]
+    for config in configs:
+        assert run_ingest([str(root)], config, Steps()).count("added") == 1
+    store = Store(str(tmp_path / "db"))
+    store.db.create_table(f"{CACHE}__hashing", data=[{"key": "hashing:h", "embedder": "hashing", "text_hash": "h",
+                                                      "vector": [0.0] * 512}])
+    for config in configs:  # the first run drops the cache and both manifests; each KB re-indexes its file
+        report = run_ingest([str(root)], config, Steps())
+        assert report.count("unchanged") == 0 and report.failed == 0 and report.rows_written == 1
+        assert run_ingest([str(root)], config, Steps()).count("unchanged") == 1
+
+
 def test_embedding_caches_of_different_widths_live_side_by_side(db_path):
     """Switching the embedder on a database must not break the cache (LanceDB fixes a vector width)."""
     store = Store(db_path)
