@@ -207,9 +207,10 @@ def chunk_records(rows: Iterable[dict]) -> list[dict]:
 _TITLE_STEPS = ((r"^.*/", ""), (r"^(.+)\.[^.]*$", "${1}"), (r"[\W_]+", " "))
 
 
+@functools.lru_cache(maxsize=1024)
 def document_title(source: str | None) -> str:
     """The words of a file's name, without its extension: ``/docs/2024_개인정보-처리방침.v2.pdf`` →
-    ``2024 개인정보 처리방침 v2``."""
+    ``2024 개인정보 처리방침 v2``. Memoised: every chunk row of a file asks for its title."""
     title = source or ""
     for pattern, replacement in _TITLE_STEPS:
         title = re.sub(pattern, replacement.replace("${1}", r"\1"), title)
@@ -491,11 +492,14 @@ class Store:
             table = self.db.create_table(self._name(MANIFEST), schema=MANIFEST_SCHEMA, exist_ok=True)
         return table
 
+    def _table_names(self) -> list[str]:
+        """The names of every table in this database (LanceDB 0.40 returns them paged, in ``tables``)."""
+        listed = self.db.list_tables()
+        return list(getattr(listed, "tables", listed))
+
     def knowledge_bases(self) -> list[str]:
         """The names of the knowledge bases in this database (those with a chunks table)."""
-        listed = self.db.list_tables()
-        names = getattr(listed, "tables", listed)
-        return sorted(n.removesuffix(f"__{CHUNKS}") for n in names if n.endswith(f"__{CHUNKS}"))
+        return sorted(n.removesuffix(f"__{CHUNKS}") for n in self._table_names() if n.endswith(f"__{CHUNKS}"))
 
     # -- manifest ----------------------------------------------------------------------------
     def manifest(self) -> dict[str, dict]:
@@ -641,16 +645,12 @@ class Store:
 
     # -- embedding cache -----------------------------------------------------------------------
     def _cache_tables(self) -> list:
-        listed = self.db.list_tables()
-        names = getattr(listed, "tables", listed)
-        return [self._open(name) for name in names if name.startswith(f"{CACHE}__{CACHE_VERSION}__")]
+        return [self._open(name) for name in self._table_names() if name.startswith(f"{CACHE}__{CACHE_VERSION}__")]
 
     def drop_stale_caches(self) -> list[str]:
         """Drop the embedding caches of an older layout (:data:`CACHE_VERSION`): their vectors may
         belong to other texts. Returns the names dropped; the texts are embedded again as needed."""
-        listed = self.db.list_tables()
-        names = getattr(listed, "tables", listed)
-        stale = [name for name in names
+        stale = [name for name in self._table_names()
                  if name.startswith(f"{CACHE}__") and not name.startswith(f"{CACHE}__{CACHE_VERSION}__")]
         for name in stale:
             self.db.drop_table(name)
