@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import zlib
 
 import numpy as np
 import pyarrow as pa
@@ -36,7 +37,9 @@ HOSTILE = ["it's.txt", "it''s.txt", "x' OR '1'='1", "100%.txt", "100_.txt", "100
 
 def row(doc_id: str, ordinal: int, text: str = "", dim: int = DIM, seed: int = 0) -> dict:
     """A chunk row whose file path (``source``, what the store keys files by) is ``doc_id`` itself."""
-    vector = np.random.default_rng(abs(hash((doc_id, ordinal, seed))) % 2**32).random(dim, dtype=np.float32)
+    # Seeded from the names with crc32, not hash(): str hashes change per process (PYTHONHASHSEED), and a
+    # test's vectors must be the same on every run. Centred vectors: all-positive ones have near-equal cosines
+    vector = np.random.default_rng(zlib.crc32(f"{doc_id}#{ordinal}#{seed}".encode())).standard_normal(dim, dtype=np.float32)
     return {
         "chunk_id": f"{doc_id}#{ordinal}", "doc_id": doc_id, "source": doc_id, "root": "/docs",
         "content_hash": "h", "format": "txt", "strategy": "general", "rule": "default", "ordinal": ordinal,
@@ -256,13 +259,13 @@ def test_vector_index_from_the_threshold_keeps_exact_top_hit(db_path):
     assert VECTOR_INDEX in store.maintain(changed_files=1, vector_min_rows=600)
     table = store.chunks_table()
     assert VECTOR_INDEX in {i.name for i in table.list_indices()}
-    # Probing every partition, with exact re-ranking of the candidates, a stored passage finds its
-    # chunk (with the default probes an index may miss it: 1,200 random 8-d vectors have near ties)
-    for probe in rows[::97]:
-        for passage in probe["passages"]:
-            hits = (table.search(passage, vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(1)
-                    .nprobes(256).refine_factor(10))
-            assert hits.to_list()[0]["chunk_id"] == probe["chunk_id"]
+    # Probing every partition, with exact re-ranking of the candidates, a stored passage finds its own
+    # chunk. An approximate index may still miss a few of 172 (the index's training is random: over 150
+    # trainings the worst found 98.8 %, while the default probes without re-ranking miss many more)
+    queries = [(passage, probe["chunk_id"]) for probe in rows[::7] for passage in probe["passages"]]
+    found = sum(table.search(passage, vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(1)
+                .nprobes(256).refine_factor(10).to_list()[0]["chunk_id"] == chunk_id for passage, chunk_id in queries)
+    assert found >= 0.95 * len(queries)
 
 
 def _size(path) -> int:
