@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 
 from flows.embedders import get_embedder
@@ -46,11 +47,13 @@ from flows.errors import UsageError
 from flows.settings import Settings
 from flows.store import (
     DERIVED_COLUMNS,
+    PASSAGE_FTS_COLUMN,
     VECTOR_INDEX,
     VECTOR_SEARCH_COLUMN,
     Store,
     chunk_schema,
     ensure_indexes,
+    in_list,
     text_indexes,
 )
 
@@ -158,22 +161,68 @@ def vector_ranking(table, settings: Settings, query: str, limit: int) -> list[di
     return rows
 
 
-def fts_ranking(table, query: str, limit: int) -> list[dict]:
+#: Passage rows read per chunk wanted when ranking by passages (a chunk has several passages).
+_PASSAGES_PER_CHUNK = 4
+
+
+def fts_ranking(table, query: str, limit: int, passages=None, columns: Sequence[str] | None = None) -> list[dict]:
+    """The ``limit`` best chunks for ``query`` by BM25 (rows with ``columns``, all if None).
+
+    A query for the word index (English, :func:`fts_column`) is ranked twice when the knowledge base
+    has a passages table (``passages``, :meth:`flows.store.Store.sync_passages`): by each chunk's
+    whole text and by its best passage of 128 tokens; the two rankings are fused with equal weights
+    (reciprocal rank). Why: BM25 over a whole chunk weighs the question's words against the chunk's
+    length, so a long chunk holding the one sentence that answers ranks below short chunks that merely
+    mention the words; windows of one size all share that length. Measured with full text alone
+    (hit@5 / recall %, every configuration searched the same way): Chroma's English questions, seams
+    94.8 / 95.4 → 96.1 / 96.8, 800/400 windows 95.2 / 95.9 → 95.9 / 96.4; the development set's
+    English questions 100 % before and after (400/0 windows 94.4 → 96.3 %). On the n-gram index
+    (Korean) the same fusion lost a question of 132 on the development set and 2 of 80 on the
+    held-out set, so it is English only."""
     ensure_fts_index(table)
-    return table.search(fts_query(query), query_type="fts", fts_columns=fts_column(query)).limit(limit).to_list()
+    column = fts_column(query)
+    text = fts_query(query)
+
+    columns = [*dict.fromkeys([*columns, "content_hash"])] if columns else None
+    search = table.search(text, query_type="fts", fts_columns=column).limit(limit)
+    ranked = (search.select([*columns, "_score"]) if columns else search).to_list()
+    if passages is None or column != PASSAGE_FTS_COLUMN or passages.count_rows() == 0:
+        return ranked
+    best: dict[str, str] = {}  # chunk id -> the content hash of the file version its passage is from
+    for row in (passages.search(text, query_type="fts", fts_columns=column).select(["chunk_id", "content_hash", "_score"])
+                .limit(limit * _PASSAGES_PER_CHUNK).to_list()):
+        best.setdefault(row["chunk_id"], row["content_hash"])
+        if len(best) == limit:
+            break
+    rows = {row["chunk_id"]: row for row in ranked}
+    missing = [chunk_id for chunk_id in best if chunk_id not in rows]
+    if missing:
+        fetch = table.search().where(in_list("chunk_id", missing)).limit(len(missing))
+        rows.update((row["chunk_id"], row) for row in (fetch.select(columns) if columns else fetch).to_list())
+    # Passages not synced since a file changed or went: a chunk deleted since finds no row, and one
+    # whose id now holds another version of the file has another content hash; both drop out
+    by_passage = [rows[chunk_id] for chunk_id, content in best.items()
+                  if chunk_id in rows and rows[chunk_id]["content_hash"] == content]
+    return reciprocal_rank_fusion([(ranked, 1.0), (by_passage, 1.0)], limit)
 
 
-def fuse(vector: list[dict], fts: list[dict], k: int, vector_weight: float = VECTOR_WEIGHT) -> list[dict]:
-    """Weighted reciprocal-rank fusion: score = 1 / (RRF_K + full-text rank) + vector_weight /
-    (RRF_K + vector rank), summed over the rankings a chunk is in."""
+def reciprocal_rank_fusion(rankings: Sequence[tuple[list[dict], float]], k: int) -> list[dict]:
+    """Weighted reciprocal-rank fusion of (ranking, weight) pairs: a chunk's score is the sum of
+    weight / (RRF_K + its rank) over the rankings it is in; the ``k`` best, ties by chunk id."""
     scores: dict[str, float] = {}
     rows: dict[str, dict] = {}
-    for ranking, weight in ((fts, 1.0), (vector, vector_weight)):
+    for ranking, weight in rankings:
         for rank, row in enumerate(ranking, start=1):
             scores[row["chunk_id"]] = scores.get(row["chunk_id"], 0.0) + weight / (RRF_K + rank)
             rows.setdefault(row["chunk_id"], row)
     ordered = sorted(scores, key=lambda cid: (-scores[cid], cid))[:k]
     return [dict(rows[cid], _score=scores[cid]) for cid in ordered]
+
+
+def fuse(vector: list[dict], fts: list[dict], k: int, vector_weight: float = VECTOR_WEIGHT) -> list[dict]:
+    """``hybrid``: weighted reciprocal-rank fusion, score = 1 / (RRF_K + full-text rank) + vector_weight
+    / (RRF_K + vector rank), summed over the rankings a chunk is in."""
+    return reciprocal_rank_fusion([(fts, 1.0), (vector, vector_weight)], k)
 
 
 def search(settings: Settings, query: str, k: int = 5, mode: str = DEFAULT_MODE) -> list[dict]:
@@ -200,13 +249,13 @@ def search(settings: Settings, query: str, k: int = 5, mode: str = DEFAULT_MODE)
         # written by a seams before the full-text columns: add them now rather than at the next ingest
         store.add_derived_columns()
         table = store.chunks_table()
+    depth = max(k, _CANDIDATES)
     if mode == "vector":
         ranked = vector_ranking(table, settings, query, k)
     elif mode == "fts":
-        ranked = fts_ranking(table, query, k)
+        ranked = fts_ranking(table, query, depth, store.passages_table())[:k]
     else:
-        depth = max(k, _CANDIDATES)
-        ranked = fuse(vector_ranking(table, settings, query, depth), fts_ranking(table, query, depth), k)
+        ranked = fuse(vector_ranking(table, settings, query, depth), fts_ranking(table, query, depth, store.passages_table()), k)
     return [_hit(row) for row in ranked[:k]]
 
 

@@ -63,6 +63,8 @@ from flows.errors import UsageError
 
 CHUNKS = "chunks"
 MANIFEST = "manifest"
+#: The table of each chunk's passages for English full text (:meth:`Store.sync_passages`).
+PASSAGES = "fts_passages"
 CACHE = "embedding_cache"
 
 
@@ -370,6 +372,30 @@ def ensure_indexes(table, vector_min_rows: int | None = VECTOR_INDEX_MIN_ROWS) -
     return created
 
 
+#: The full-text column whose passages are indexed apart (:meth:`Store.sync_passages`), and their size
+#: in cl100k tokens (the size vector search's passages have by default).
+PASSAGE_FTS_COLUMN = "fts_words"
+PASSAGE_FTS_TOKENS = 128
+PASSAGE_SCHEMA = pa.schema([("chunk_id", pa.string()), ("source", pa.string()), ("content_hash", pa.string()),
+                            (PASSAGE_FTS_COLUMN, pa.string())])
+
+
+def passage_records(rows: Iterable[dict], size: int = PASSAGE_FTS_TOKENS) -> Iterator[dict]:
+    """The passage rows of chunk rows (each with ``chunk_id``, ``source``, ``content_hash`` and
+    :data:`PASSAGE_FTS_COLUMN`): windows of ``size`` tokens over the indexed text, half a window apart
+    (:func:`flows.pipeline.passages`), each after the title line the text starts with; a chunk no
+    longer than one window is one passage, itself."""
+    from flows.pipeline import passages
+
+    for row in rows:
+        text = row[PASSAGE_FTS_COLUMN] or ""
+        title = text.split("\n", 1)[0]
+        windows = passages(text, size)
+        for index, window in enumerate(windows or [text]):
+            yield {"chunk_id": row["chunk_id"], "source": row["source"], "content_hash": row["content_hash"],
+                   PASSAGE_FTS_COLUMN: window if index == 0 else f"{title}\n{window}"}
+
+
 #: The columns seams' full-text indexes were on before they moved to the columns with the document's
 #: title (:func:`search_text`), with the column each moved to.
 FORMER_TEXT_INDEXES = {"text": "fts_text", "embed_text": "fts_words"}
@@ -448,7 +474,7 @@ class Store:
             return "; ".join(done)
         log.warning("the chunks table of kb %s in %s has an older or foreign layout; dropping it and its "
                     "manifest, so every file is indexed again", self.kb, self.uri)
-        self.db.drop_table(self._name(CHUNKS))
+        self.drop_chunks()
         if self.manifest_table() is not None:
             self.db.drop_table(self._name(MANIFEST))
         return "re-created"
@@ -482,9 +508,69 @@ class Store:
         return self._name(CHUNKS)
 
     def drop_chunks(self) -> None:
-        """Drop this knowledge base's chunks table, if there is one (an evaluation writes it afresh)."""
-        if self.chunks_table() is not None:
-            self.db.drop_table(self._name(CHUNKS))
+        """Drop this knowledge base's chunks table and its passages, if there are (an evaluation writes
+        them afresh)."""
+        for name in (CHUNKS, PASSAGES):
+            if self._open(self._name(name)) is not None:
+                self.db.drop_table(self._name(name))
+
+    def passages_table(self):
+        """The table of the chunks' passages English full text ranks by (None until the first
+        :meth:`sync_passages`)."""
+        return self._open(self._name(PASSAGES))
+
+    def sync_passages(self) -> int:
+        """Bring the passages table in line with the chunks table: the passages of every file whose
+        chunks changed since (by path and content hash) are written again, those of files gone are
+        deleted. Returns the number of passage rows written. The table is derived: a run killed before
+        this leaves it behind the chunks, and the next upkeep catches up; a search meanwhile ranks the
+        chunks it lacks by their whole text alone.
+
+        Why passages: BM25 over a whole chunk weighs a question's words against the chunk's length, so
+        a chunk of 900 tokens with the one sentence that answers ranks below short chunks that merely
+        mention the words. English full text therefore also ranks chunks by their best passage
+        (:func:`flows.search.fts_ranking`); see there for what was measured."""
+        chunks = self.chunks_table()
+        table = self.passages_table()
+        if chunks is None or PASSAGE_FTS_COLUMN not in chunks.schema.names:
+            if table is not None:
+                self.db.drop_table(self._name(PASSAGES))
+            return 0
+
+        def files(of) -> set[tuple[str, str]]:
+            if of is None or of.count_rows() == 0:
+                return set()
+            pairs = of.search().select(["source", "content_hash"]).limit(None).to_arrow()
+            unique = pa.table({"s": pairs["source"], "h": pairs["content_hash"]}).group_by(["s", "h"]).aggregate([])
+            return set(zip(unique["s"].to_pylist(), unique["h"].to_pylist(), strict=True))
+
+        wanted, held = files(chunks), files(table)
+        changed = sorted({source for source, _ in wanted ^ held})
+        if not changed:
+            return 0
+        if table is None:
+            table = self.db.create_table(self._name(PASSAGES), schema=PASSAGE_SCHEMA, exist_ok=True)
+        written = 0
+        for start in range(0, len(changed), 500):
+            part = changed[start:start + 500]
+            if held:
+                table.delete(in_list("source", part))
+            rows = (chunks.search().where(in_list("source", part))
+                    .select(["chunk_id", "source", "content_hash", PASSAGE_FTS_COLUMN]).limit(None).to_arrow())
+            if rows.num_rows:
+                records = list(passage_records(rows.to_pylist()))
+                table.add(pa.Table.from_pylist(records, schema=PASSAGE_SCHEMA))
+                written += len(records)
+        return written
+
+    def ensure_passage_index(self) -> list[str]:
+        """Create the passages table's full-text index if it is missing. Returns its name if created."""
+        table = self.passages_table()
+        name = f"{PASSAGE_FTS_COLUMN}_idx"
+        if table is None or table.count_rows() == 0 or name in {index.name for index in table.list_indices()}:
+            return []
+        table.create_index(PASSAGE_FTS_COLUMN, config=text_indexes()[PASSAGE_FTS_COLUMN], replace=True)
+        return [f"{PASSAGES} {name}"]
 
     def manifest_table(self, create: bool = False):
         table = self._open(self._name(MANIFEST))
@@ -612,7 +698,7 @@ class Store:
 
     def optimize(self) -> None:
         """Compact every table of this KB and the embedding cache, and bring indexes up to date."""
-        for table in (self.chunks_table(), self.manifest_table(), *self._cache_tables()):
+        for table in (self.chunks_table(), self.passages_table(), self.manifest_table(), *self._cache_tables()):
             if table is not None:
                 table.optimize(cleanup_older_than=KEEP_VERSIONS)
 
@@ -628,7 +714,10 @@ class Store:
         try:
             if chunks is not None:
                 done += ensure_indexes(chunks, vector_min_rows)
-            for table in (chunks, self.manifest_table(), *self._cache_tables()):
+            if self.sync_passages():
+                done.append(f"passages of {self._name(CHUNKS)}")
+            done += self.ensure_passage_index()
+            for table in (chunks, self.passages_table(), self.manifest_table(), *self._cache_tables()):
                 if table is None:
                     continue
                 if changed_files >= LARGE_RUN_FILES or _needs_compaction(table):

@@ -9,6 +9,7 @@ import pytest
 from test_sync import settings, write
 
 from flows.cli import EXIT_USAGE, main
+from flows.embedders import text_hash
 from flows.errors import UsageError
 from flows.ingest import ingest_flow
 from flows.search import HIT_KEYS, MODES, NOT_IN_HITS, fts_column, fts_query, search
@@ -118,14 +119,18 @@ def test_full_text_sees_writes_after_the_index_was_built(tmp_path):
     dim = 512
 
     def rows(doc_id: str, text: str) -> list[dict]:
-        return [{"chunk_id": f"{doc_id}#0", "doc_id": doc_id, "source": doc_id, "text": text, "embed_text": text, "ordinal": 0,
+        return [{"chunk_id": f"{doc_id}#0", "doc_id": doc_id, "source": doc_id, "content_hash": text_hash(text),
+                 "text": text, "embed_text": text, "ordinal": 0,
                  "indexed_at": now(), "embedder": "hashing", "vector": [0.0] * (dim - 1) + [1.0],
                  "passages": [[0.0] * (dim - 1) + [1.0]]}]
 
     store.replace_documents(rows("old", "초기 문서 the original zeppelin"), ["old"], dim)
-    assert store.maintain(changed_files=1) == ["fts_text_idx", "fts_words_idx"]
+    assert store.maintain(changed_files=1) == ["fts_text_idx", "fts_words_idx", "passages of default__chunks",
+                                                "fts_passages fts_words_idx"]
     store.replace_documents(rows("new", "추가된 문서 a zeppelin appears"), ["new"], dim)
     store.replace_documents(rows("old", "바뀐 문서 no airships here"), ["old"], dim)
+    # the passages still hold the old version's "the original zeppelin" under the same chunk id
+    assert store.passages_table().count_rows() == 1
     assert sorted(docs(search(settings(db), "zeppelin", k=5, mode="fts"))) == ["new"]
     assert docs(search(settings(db), "추가된", k=5, mode="fts")) == ["new"]
     assert search(settings(db), "초기", k=5, mode="fts") == [], "the replaced text is gone"
@@ -242,3 +247,49 @@ def test_full_text_queries_carry_every_written_form_of_their_dates():
     assert fts_query("2024년 7월 예산") == "2024년 7월 예산 202407 2024-07 2024.07"
     for unchanged in ("version 3.2.1", "2018년 13월 1일", "pi 3.14159265", "개인정보 파기", "12345678"):
         assert fts_query(unchanged) == unchanged
+
+
+def test_english_full_text_ranks_a_long_chunk_by_its_best_passage(prefect_harness, tmp_path):
+    """BM25 over a whole chunk weighs the question's words against the chunk's length: short notes
+    that repeat one of them outranked the long chunk whose one sentence holds them all. English full
+    text also ranks each chunk by its best passage (the passages table the ingest keeps), fused with
+    the whole-chunk ranking."""
+    answer = "The night crew inspects the zeppelin hangar doors every ninth Tuesday."
+    filler = " ".join(f"Clause {i} covers procurement rules, invoices, audits and supplier contracts." for i in range(70))
+    root = tmp_path / "docs"
+    write(root / "manual.md", f"# Operations manual\n\n{filler}\n\n{answer}\n")
+    for i in range(10):
+        word = ["night", "crew", "inspect", "hangar", "doors"][i % 5]
+        write(root / f"memo{i}.md", f"Memo {i}: {word}, {word} and {word} again.\n")
+    db = str(tmp_path / "db")
+    ingest_flow([str(root)], settings(db))
+    store = Store(db)
+    long_chunk = max(store.rows(["chunk_id", "tokens"]), key=lambda r: r["tokens"])
+    assert long_chunk["tokens"] > 800
+    assert store.passages_table().count_rows() > 10, "the long chunk's passages are indexed"
+    question = "When does the night crew inspect the hangar doors?"
+    assert "manual.md" in docs(search(settings(db), question, k=10, mode="fts"))
+    assert "manual.md" in docs(search(settings(db), question, k=10, mode="hybrid"))
+    store.db.drop_table("default__fts_passages")  # a KB whose passages are not built yet: whole chunks only
+    assert "manual.md" not in docs(search(settings(db), question, k=10, mode="fts")), "the case this guards"
+
+
+def test_passages_follow_the_files_they_come_from(prefect_harness, tmp_path):
+    """The passages table is derived from the chunks: the ingest's upkeep writes a changed file's
+    passages again and deletes those of a deleted file."""
+    root = tmp_path / "docs"
+    write(root / "a.md", "# Alpha\n\nThe first version speaks of zeppelins.\n")
+    write(root / "b.md", "# Bravo\n\nA file about trains.\n")
+    db = str(tmp_path / "db")
+    ingest_flow([str(root)], settings(db))
+
+    def held() -> dict[str, str]:
+        rows = Store(db).passages_table().to_arrow().to_pylist()
+        return {r["source"].rsplit("/", 1)[-1]: r["fts_words"] for r in rows}
+
+    assert set(held()) == {"a.md", "b.md"} and "zeppelins" in held()["a.md"]
+    write(root / "a.md", "# Alpha\n\nThe second version speaks of airships.\n")
+    (root / "b.md").unlink()
+    ingest_flow([str(root)], settings(db))
+    assert set(held()) == {"a.md"} and "airships" in held()["a.md"] and "zeppelins" not in held()["a.md"]
+    assert docs(search(settings(db), "zeppelins", k=5, mode="fts")) == []

@@ -37,7 +37,7 @@ from flows.evaluate.results import DEFAULT_DB, Cost, Evaluation, Options, QueryS
 from flows.pipeline import CutConfig, FileRef, Outcome, cut_document, embedded_texts
 from flows.progress import Listeners
 from flows.rows import chunk_rows
-from flows.search import MODES, ensure_fts_index, fts_column, fts_query, fuse
+from flows.search import MODES, ensure_fts_index, fts_ranking, fuse
 from flows.settings import Settings
 from flows.store import VECTOR_SEARCH_COLUMN, Store, now
 from splitters import Chunk
@@ -125,6 +125,8 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
         paths.append(doc.path)
     store.replace_documents(rows, paths, embedder.dim)
     ensure_fts_index(store.chunks_table())
+    store.sync_passages()
+    store.ensure_passage_index()
     write_seconds = time.perf_counter() - started
 
     all_chunks = [c for _, chunks in cuts.values() for c in chunks]
@@ -159,7 +161,7 @@ def _disk_size(path: Path) -> int | None:
 
 
 def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray, modes: Sequence[str],
-                depth: int) -> tuple[dict[str, list[list[metrics.Span]]], int]:
+                depth: int, passages=None) -> tuple[dict[str, list[list[metrics.Span]]], int]:
     """For every mode, each question's ranked chunk spans (``depth`` deep). Returns (rankings, fts failures)."""
     rankings: dict[str, list[list[dict]]] = {}
     failures = 0
@@ -175,9 +177,7 @@ def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray,
         rankings["fts"] = []
         for question in questions:
             try:
-                rows = (table.search(fts_query(question.text), query_type="fts", fts_columns=fts_column(question.text))
-                        .limit(depth)
-                        .select([*_COLUMNS, "_score"]).to_arrow().to_pylist())
+                rows = fts_ranking(table, question.text, depth, passages, _COLUMNS)
             except (ValueError, RuntimeError, OSError):
                 rows, failures = [], failures + 1
             rankings["fts"].append(rows)
@@ -232,8 +232,9 @@ def _embed_questions(questions: Sequence[Question], options: Options) -> tuple[n
 @task(name="retrieve", cache_policy=NO_CACHE)
 def _retrieve(config: Configuration, questions: Sequence[Question], query_vectors: np.ndarray,
               options: Options, dataset: str = "") -> tuple[dict[str, list[list[metrics.Span]]], int]:
-    table = Store(options.store_uri, config.kb(options.embedder, dataset)).chunks_table()
-    return rank_chunks(table, questions, query_vectors, options.modes, options.depth)
+    store = Store(options.store_uri, config.kb(options.embedder, dataset))
+    return rank_chunks(store.chunks_table(), questions, query_vectors, options.modes, options.depth,
+                       store.passages_table())
 
 
 @flow(name="seams-evaluate", log_prints=False)
