@@ -92,7 +92,8 @@ def print_summary(out: Console, report) -> None:
     for root in report.refused:
         out.print(f"[yellow]refused to remove the indexed files of {root}: it is empty or missing "
                   f"(use --allow-mass-delete if that is intended)[/]")
-    out.print(f"LanceDB: [bold]{report.db}[/] (tables {report.kb}__chunks, {report.kb}__manifest)")
+    out.print(f"LanceDB: [bold]{report.db}[/] (tables {report.kb}__chunks, {report.kb}__manifest, "
+              f"{report.kb}__fts_passages)")
     out.print(f'Next: seams search "your question" --db {report.db} --kb {report.kb}')
 
 

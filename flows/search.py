@@ -17,7 +17,8 @@ script: a query written only in Latin letters uses the stemmed word index (on th
 text), anything else — Korean, Chinese, Japanese, mixed — the character n-gram index on the text.
 Both index the document's title (the words of its file name) on a line before the chunk's text
 (:func:`flows.store.search_text`), so a question that names its document ranks that document's
-chunks first among those holding its other words.
+chunks first among those holding its other words. An English query also ranks chunks by their best
+passage, fused with the whole-chunk ranking (:func:`fts_ranking`).
 On the Chroma English benchmark the word index finds more of the evidence in the top 5 (recall
 86 % vs 82 % for n-grams) and answers several times faster; n-grams are what make Korean work,
 where particles are glued to the words.

@@ -73,8 +73,9 @@ class Settings(BaseSettings):
     @field_validator("kb")
     @classmethod
     def _kb_name(cls, value: str) -> str:
-        # LanceDB table names are ASCII letters, digits, '_', '-' and '.'; a KB is two tables
-        # (KB__chunks, KB__manifest), each a folder whose name must fit the file system's 255 bytes.
+        # LanceDB table names are ASCII letters, digits, '_', '-' and '.'; a KB is three tables
+        # (KB__chunks, KB__manifest, KB__fts_passages), each a folder whose name must fit the file
+        # system's 255 bytes.
         if len(value) > KB_MAX_LENGTH or not re.fullmatch(r"[A-Za-z0-9_-]+", value):
             raise ValueError(f"kb must be 1 to {KB_MAX_LENGTH} ASCII letters, digits, '-' or '_', got {value[:80]!r}")
         if value.startswith(CACHE):

@@ -1,7 +1,9 @@
 """The LanceDB store: chunk rows, the manifest of indexed files, and an embedding cache.
 
-A knowledge base ``KB`` is two tables, ``KB__chunks`` and ``KB__manifest``; one KB never reads or
-deletes another's rows. A file is known by its path (``path`` in the manifest, ``source`` in the
+A knowledge base ``KB`` is two tables, ``KB__chunks`` and ``KB__manifest``, and a third derived
+from the chunks, ``KB__fts_passages`` (the passages English full text ranks by, which the upkeep
+after every ingest brings in line: :meth:`Store.sync_passages`); one KB never reads or deletes
+another's rows. A file is known by its path (``path`` in the manifest, ``source`` in the
 chunks): two folders indexed into one KB keep their same-named files apart. The embedding cache (``embedding_cache``) is keyed by embedder and text
 hash and holds no document rows, so all KBs share it.
 
