@@ -254,9 +254,10 @@ def search(settings: Settings, query: str, k: int = 5, mode: str = DEFAULT_MODE)
     if mode == "vector":
         ranked = vector_ranking(table, settings, query, k)
     elif mode == "fts":
-        ranked = fts_ranking(table, query, depth, store.passages_table())[:k]
+        ranked = fts_ranking(table, query, depth, store.passages_table(), _ROW_KEYS)[:k]
     else:
-        ranked = fuse(vector_ranking(table, settings, query, depth), fts_ranking(table, query, depth, store.passages_table()), k)
+        ranked = fuse(vector_ranking(table, settings, query, depth),
+                      fts_ranking(table, query, depth, store.passages_table(), _ROW_KEYS), k)
     return [_hit(row) for row in ranked[:k]]
 
 
