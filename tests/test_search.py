@@ -293,3 +293,8 @@ def test_passages_follow_the_files_they_come_from(prefect_harness, tmp_path):
     ingest_flow([str(root)], settings(db))
     assert set(held()) == {"a.md"} and "airships" in held()["a.md"] and "zeppelins" not in held()["a.md"]
     assert docs(search(settings(db), "zeppelins", k=5, mode="fts")) == []
+    # a run that died between writing the passages and indexing them: LanceDB searches them unindexed
+    Store(db).passages_table().drop_index("fts_words_idx")
+    assert docs(search(settings(db), "airships", k=5, mode="fts")) == ["a.md"]
+    assert "passages of" not in " ".join(Store(db).maintain(changed_files=0))
+    assert "fts_words_idx" in {i.name for i in Store(db).passages_table().list_indices()}, "the next upkeep indexes them"
