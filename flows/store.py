@@ -550,15 +550,28 @@ class Store:
         changed = sorted({source for source, _ in wanted ^ held})
         if not changed:
             return 0
-        if table is None:
-            table = self.db.create_table(self._name(PASSAGES), schema=PASSAGE_SCHEMA, exist_ok=True)
+        if not wanted:
+            self.db.drop_table(self._name(PASSAGES))
+            return 0
+        columns = ["chunk_id", "source", "content_hash", PASSAGE_FTS_COLUMN]
         written = 0
+        if table is None or len(changed) * 2 > len(wanted):
+            # Most files are new or changed (a first ingest, a re-index): one streamed scan of the
+            # chunks writes the table afresh, where a scan per slice of files grows with the table
+            def batches() -> Iterator[pa.RecordBatch]:
+                nonlocal written
+                for batch in chunks.search().select(columns).limit(None).to_batches(WRITE_BATCH_ROWS):
+                    records = list(passage_records(batch.to_pylist()))
+                    written += len(records)
+                    yield from pa.Table.from_pylist(records, schema=PASSAGE_SCHEMA).to_batches()
+
+            self.db.create_table(self._name(PASSAGES), pa.RecordBatchReader.from_batches(PASSAGE_SCHEMA, batches()),
+                                 mode="overwrite")
+            return written
         for start in range(0, len(changed), 500):
             part = changed[start:start + 500]
-            if held:
-                table.delete(in_list("source", part))
-            rows = (chunks.search().where(in_list("source", part))
-                    .select(["chunk_id", "source", "content_hash", PASSAGE_FTS_COLUMN]).limit(None).to_arrow())
+            table.delete(in_list("source", part))
+            rows = chunks.search().where(in_list("source", part)).select(columns).limit(None).to_arrow()
             if rows.num_rows:
                 records = list(passage_records(rows.to_pylist()))
                 table.add(pa.Table.from_pylist(records, schema=PASSAGE_SCHEMA))

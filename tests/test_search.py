@@ -280,18 +280,21 @@ def test_passages_follow_the_files_they_come_from(prefect_harness, tmp_path):
     root = tmp_path / "docs"
     write(root / "a.md", "# Alpha\n\nThe first version speaks of zeppelins.\n")
     write(root / "b.md", "# Bravo\n\nA file about trains.\n")
+    for name in ("c", "d", "e"):  # so that two files of five changing are synced file by file
+        write(root / f"{name}.md", f"# {name}\n\nA file about {name}.\n")
     db = str(tmp_path / "db")
-    ingest_flow([str(root)], settings(db))
+    ingest_flow([str(root)], settings(db))  # the first sync writes the table in one scan
 
     def held() -> dict[str, str]:
         rows = Store(db).passages_table().to_arrow().to_pylist()
         return {r["source"].rsplit("/", 1)[-1]: r["fts_words"] for r in rows}
 
-    assert set(held()) == {"a.md", "b.md"} and "zeppelins" in held()["a.md"]
+    assert set(held()) == {"a.md", "b.md", "c.md", "d.md", "e.md"} and "zeppelins" in held()["a.md"]
     write(root / "a.md", "# Alpha\n\nThe second version speaks of airships.\n")
     (root / "b.md").unlink()
     ingest_flow([str(root)], settings(db))
-    assert set(held()) == {"a.md"} and "airships" in held()["a.md"] and "zeppelins" not in held()["a.md"]
+    assert set(held()) == {"a.md", "c.md", "d.md", "e.md"} and "airships" in held()["a.md"]
+    assert "zeppelins" not in held()["a.md"] and Store(db).passages_table().count_rows() == 4
     assert docs(search(settings(db), "zeppelins", k=5, mode="fts")) == []
     # a run that died between writing the passages and indexing them: LanceDB searches them unindexed
     Store(db).passages_table().drop_index("fts_words_idx")
