@@ -299,7 +299,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(json.dumps({"query": args.query, "mode": mode, "kb": settings.kb, "hits": hits},
                          ensure_ascii=False, indent=2, default=str))
     else:
-        console.print_hits(hits)
+        from flows.store import Store
+
+        console.print_hits(hits, None if hits else Store(settings.db, settings.kb).count())
     return EXIT_OK
 
 

@@ -236,10 +236,15 @@ def _preview(text: str, lines: int = 6) -> str:
     return head + (f"\n… ({len(split) - lines} more lines)" if len(split) > lines else "")
 
 
-def print_hits(hits: list[dict]) -> None:
+def print_hits(hits: list[dict], chunks: int | None = None) -> None:
+    """Print search hits; with none, why (``chunks``: how many the knowledge base holds)."""
     out = _console()
     if not hits:
-        out.print("no results (is the knowledge base empty? run `seams ingest` first)")
+        if chunks:
+            out.print(f"no results: none of the knowledge base's {chunks:,} chunks holds a word of the question "
+                      "(full text); --mode vector ranks them by meaning instead")
+        else:
+            out.print("no results: the knowledge base is empty (index a folder with `seams ingest FOLDER`)")
         return
     for rank, hit in enumerate(hits, start=1):
         out.rule(f"{rank}. {hit['doc_id']} · {hit['where']} · score {hit['score']:.4f}")

@@ -149,6 +149,15 @@ def test_cli_json_is_stable_and_kbs_are_isolated(kb, capsys):
     assert captured.out == "" and "no knowledge base 'empty'" in captured.err and "it has: default" in captured.err
 
 
+def test_no_results_say_why(kb, capsys):
+    """A query no chunk shares a word with is not an empty knowledge base."""
+    db, _ = kb
+    assert main(["search", "xylophones", "--db", db, "--mode", "fts"]) == 0
+    out = capsys.readouterr().out
+    assert "no results: none of the knowledge base's 4 chunks holds a word of the question" in out
+    assert "empty" not in out
+
+
 def test_search_errors_are_usage_errors_with_one_line(kb, tmp_path, capsys):
     """Issue #16.13: a mistyped or relative --db, a missing --kb: 0 hits and exit 0; a query of
     undecodable bytes echoed as invalid UTF-8."""
