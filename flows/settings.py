@@ -18,7 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from flows.embedders import EMBEDDERS
 from flows.pipeline import MAX_TEXT_CHARS
-from flows.store import CACHE
+from flows.store import CACHE, PASSAGE_TOKENS
 from splitters import Budget, get_strategy
 
 #: Bump when a change in parsing/splitting code should re-index everything.
@@ -47,7 +47,7 @@ class Settings(BaseSettings):
     rule_strategies: dict[str, str] = Field(default_factory=dict, description="rule name -> strategy it picks")
     embed_heading_path: bool = Field(default=False, description="prefix the heading path to the text to embed")
     embed_plain_cells: bool = Field(default=True, description="embed table cells separated by spaces, not ' | '")
-    passage_tokens: int = Field(default=128, ge=0, description="also embed each chunk's windows of this many tokens "
+    passage_tokens: int = Field(default=PASSAGE_TOKENS, ge=0, description="also embed each chunk's windows of this many tokens "
                                 "(half-overlapping); vector search ranks a chunk by its best one (0: by the whole "
                                 "chunk only)")
     embed_group_vectors: int = Field(default=8192, ge=1, description="a batch's files are embedded and written in "

@@ -374,15 +374,15 @@ def ensure_indexes(table, vector_min_rows: int | None = VECTOR_INDEX_MIN_ROWS) -
     return created
 
 
-#: The full-text column whose passages are indexed apart (:meth:`Store.sync_passages`), and their size
-#: in cl100k tokens (the size vector search's passages have by default).
+#: The full-text column whose passages are indexed apart (:meth:`Store.sync_passages`), and the size
+#: of a passage in cl100k tokens: full text's, and vector search's by default (``passage_tokens``).
 PASSAGE_FTS_COLUMN = "fts_words"
-PASSAGE_FTS_TOKENS = 128
+PASSAGE_TOKENS = 128
 PASSAGE_SCHEMA = pa.schema([("chunk_id", pa.string()), ("source", pa.string()), ("content_hash", pa.string()),
                             (PASSAGE_FTS_COLUMN, pa.string())])
 
 
-def passage_records(rows: Iterable[dict], size: int = PASSAGE_FTS_TOKENS) -> Iterator[dict]:
+def passage_records(rows: Iterable[dict], size: int = PASSAGE_TOKENS) -> Iterator[dict]:
     """The passage rows of chunk rows (each with ``chunk_id``, ``source``, ``content_hash`` and
     :data:`PASSAGE_FTS_COLUMN`): windows of ``size`` tokens over the indexed text, half a window apart
     (:func:`flows.pipeline.passages`), each after the title line the text starts with; a chunk no
@@ -578,14 +578,16 @@ class Store:
                 written += len(records)
         return written
 
-    def ensure_passage_index(self) -> list[str]:
-        """Create the passages table's full-text index if it is missing. Returns its name if created."""
+    def update_passages(self) -> list[str]:
+        """The passages' upkeep (after every ingest, and an evaluation's write): :meth:`sync_passages`,
+        then the passages table's full-text index if it is missing. Returns what it did."""
+        done = [f"passages of {self._name(CHUNKS)}"] if self.sync_passages() else []
         table = self.passages_table()
         name = f"{PASSAGE_FTS_COLUMN}_idx"
-        if table is None or table.count_rows() == 0 or name in {index.name for index in table.list_indices()}:
-            return []
-        table.create_index(PASSAGE_FTS_COLUMN, config=text_indexes()[PASSAGE_FTS_COLUMN], replace=True)
-        return [f"{PASSAGES} {name}"]
+        if table is not None and table.count_rows() and name not in {index.name for index in table.list_indices()}:
+            table.create_index(PASSAGE_FTS_COLUMN, config=text_indexes()[PASSAGE_FTS_COLUMN], replace=True)
+            done.append(f"{PASSAGES} {name}")
+        return done
 
     def manifest_table(self, create: bool = False):
         table = self._open(self._name(MANIFEST))
@@ -729,9 +731,7 @@ class Store:
         try:
             if chunks is not None:
                 done += ensure_indexes(chunks, vector_min_rows)
-            if self.sync_passages():
-                done.append(f"passages of {self._name(CHUNKS)}")
-            done += self.ensure_passage_index()
+            done += self.update_passages()
             for table in (chunks, self.passages_table(), self.manifest_table(), *self._cache_tables()):
                 if table is None:
                     continue

@@ -125,8 +125,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
         paths.append(doc.path)
     store.replace_documents(rows, paths, embedder.dim)
     ensure_fts_index(store.chunks_table())
-    store.sync_passages()
-    store.ensure_passage_index()
+    store.update_passages()
     write_seconds = time.perf_counter() - started
 
     all_chunks = [c for _, chunks in cuts.values() for c in chunks]
