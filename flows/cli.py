@@ -189,7 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "recursive:400/0, none)")
     evaluate.add_argument("--variant", action="append", metavar="KEY=VALUE[,KEY=VALUE]",
                           help="a variant of seams' default, e.g. max=400 or heading=on or strategy=section,max=600 "
-                          "(keys: max, min, ceiling, pack, heading, cells=plain|piped, strategy; repeatable)")
+                          "(forced for every file) or only=sheet,pack=250 (the budget only for the files the "
+                          "classifier cuts as sheets) (keys: max, min, ceiling, pack, heading, cells=plain|piped, "
+                          "strategy, only; repeatable)")
     evaluate.add_argument("--out", help="report folder (default reports/evaluate-DATASET-EMBEDDER)")
     # A default of its own, unlike every other flag of a setting: the evaluation never writes into SEAMS_DB.
     evaluate.add_argument("--db", default=".seams/evaluate",

@@ -153,6 +153,36 @@ def test_configurations_by_name_and_variants():
         configuration("tokens:abc")
 
 
+def test_a_variant_for_one_strategy_cuts_only_the_files_given_that_strategy(tmp_path):
+    """``only=sheet,pack=…`` measures a budget for one strategy: sheets get it, the rest the default."""
+    from flows.evaluate.runner import cut_configuration
+
+    header = "지역,품목,수량,단가,비고"
+    rows = [f"{region},품목{n:03d},{n * 7},{n * 1300},비고 {n} 납품 완료" for n in range(400)
+            for region in ("서울", "부산")[n % 2:n % 2 + 1]]
+    (tmp_path / "sales.csv").write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    sections = "\n\n".join(f"## 제{n}조 (목적)\n\n" + "이 규정은 직원의 출장에 관한 사항을 정한다. " * 30 for n in range(1, 9))
+    (tmp_path / "rules.md").write_text("# 출장 규정\n\n" + sections, encoding="utf-8")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"question": "q", "file": "sales.csv", "evidence": ["품목007"]}) + "\n",
+                         encoding="utf-8")
+    data = load_folder(tmp_path, questions)
+
+    sheets_small = variant("only=sheet,pack=120")
+    assert (sheets_small.name, sheets_small.only, sheets_small.strategy) == ("seams pack=120,only=sheet", "sheet", None)
+    default, _ = cut_configuration(data, configuration("seams"))
+    varied, _ = cut_configuration(data, sheets_small)
+    sheet, rules = (next(d for d in data.documents if d.endswith(name)) for name in ("sales.csv", "rules.md"))
+    assert default[sheet][0].strategy == varied[sheet][0].strategy == "sheet"
+    assert len(varied[sheet][1]) > 2 * len(default[sheet][1]), "the sheet is cut with the variant's pack"
+    assert max(c.tokens for c in varied[sheet][1]) < 200
+    assert [c.text for c in varied[rules][1]] == [c.text for c in default[rules][1]], "other files keep the default"
+    with pytest.raises(ValueError, match="give one of them"):
+        variant("only=sheet,strategy=page")
+    with pytest.raises(ValueError):
+        variant("only=spreadsheet")
+
+
 # -- the bundled examples -----------------------------------------------------------------------------
 EXAMPLE_QUESTIONS = EXAMPLES / "questions.jsonl"
 

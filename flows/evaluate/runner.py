@@ -40,7 +40,7 @@ from flows.rows import chunk_rows
 from flows.search import MODES, ensure_fts_index, fts_ranking, fuse
 from flows.settings import Settings
 from flows.store import VECTOR_SEARCH_COLUMN, Store, now
-from splitters import Chunk
+from splitters import Budget, Chunk
 
 _COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]  # what scoring reads of a ranked chunk (flows.store.ROW_COLUMNS)
 
@@ -85,7 +85,18 @@ def cut_configuration(dataset: Dataset, config: Configuration) -> tuple[dict[str
     """Every document of the collection cut with the configuration. Returns (doc_id -> cut, seconds)."""
     started = time.perf_counter()
     cut_config = CutConfig(config.budget, config.strategy)
-    cuts = {doc_id: cut_document(doc, cut_config, doc_id) for doc_id, doc in dataset.documents.items()}
+    if config.only is None:
+        cuts = {doc_id: cut_document(doc, cut_config, doc_id) for doc_id, doc in dataset.documents.items()}
+        return cuts, time.perf_counter() - started
+    # only=STRATEGY: the default cut, except for the files the classifier gives STRATEGY
+    default = CutConfig(Budget())
+    cuts = {}
+    for doc_id, doc in dataset.documents.items():
+        cuts[doc_id] = cut_document(doc, default, doc_id)
+        if cuts[doc_id][0].strategy == config.only:
+            cut = cut_document(doc, cut_config, doc_id)
+            if cut[0].strategy == config.only:
+                cuts[doc_id] = cut
     return cuts, time.perf_counter() - started
 
 
