@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import itertools
 import logging
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -195,7 +196,9 @@ ROW_COLUMNS = tuple(name for name in chunk_schema(1).names if name not in DERIVE
 def chunk_records(rows: Iterable[dict]) -> list[dict]:
     """Chunk rows (the flat columns, as :func:`flows.rows.chunk_rows` builds them) with the derived
     columns added (:data:`DERIVED_COLUMNS`): the only place they are computed, but for
-    :func:`derived_columns_sql`, which computes the same in SQL."""
+    :func:`derived_columns_sql`, which computes the same in SQL except that it keeps repeated table
+    cells (:func:`cells_once` needs a back-reference, which DataFusion's regular expressions lack):
+    a table upgraded in place ranks as before until its file is indexed again."""
     records = []
     for row in rows:
         title = document_title(row.get("source"))
@@ -231,7 +234,30 @@ def search_text(title: str, text: str | None) -> str:
     the held-out set 84.8 → 90.5 % (800/400 windows 81.0 → 86.7 %), Chroma 94.3 → 94.5 %. Only the
     indexes hold it: the text shown and embedded is the chunk's own (the vectors' cache is keyed by
     it), so vector search is unchanged."""
-    return f"{title}\n{text or ''}"
+    return f"{title}\n{cells_once(text or '')}"
+
+
+def cells_once(text: str) -> str:
+    """``text`` with each run of identical neighbouring cells on a table line (cells joined by
+    `` | ``) written once: ``구분 | 2024년 | 2024년 | 2024년`` → ``구분 | 2024년``.
+
+    Why: a merged cell is read into every column it spans (the text shows the table that way, and
+    a header row repeats in every chunk of the table), so BM25 counted a sheet's merged title four
+    to eight times per chunk. The chunks of a table then outranked the one chunk that answers a
+    question naming the same words once: a question about a company's code of ethics that names the
+    company found, on the development set, ten chunks of the company's list of rules (its title
+    merged over four columns) before the answer. Measured with full text alone: the held-out set 92.4 → 94.3 % hit@5
+    (two table rows), the development set unchanged (98.4 %), the fixed-size windows unchanged."""
+    if " | " not in text:
+        return text
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        if " | " in line:
+            cells = line.split(" | ")
+            kept = [cells[0], *(cell for before, cell in itertools.pairwise(cells) if cell != before or not cell.strip())]
+            if len(kept) < len(cells):
+                lines[number] = " | ".join(kept)
+    return "\n".join(lines)
 
 
 #: The vector columns, which :func:`chunk_table` builds from arrays rather than from Python values.

@@ -13,7 +13,7 @@ from flows.embedders import text_hash
 from flows.errors import UsageError
 from flows.ingest import ingest_flow
 from flows.search import HIT_KEYS, MODES, NOT_IN_HITS, fts_column, fts_query, search
-from flows.store import Store, chunk_schema, now
+from flows.store import Store, cells_once, chunk_schema, now
 
 DOCS = {
     "privacy.txt": "개인정보 보호 규정\n\n제5조(파기) 보유기간이 지난 개인정보는 5일 이내에 파기하여야 한다.\n",
@@ -247,6 +247,37 @@ def test_a_date_in_words_finds_the_row_a_table_dates_in_digits(prefect_harness, 
         for mode in ("fts", "hybrid"):
             top = search(settings(db), query, k=1, mode=mode)[0]
             assert "20180315,종로구".replace(",", " | ") in top["text"], (query, mode)
+
+
+def test_full_text_counts_a_merged_cell_once(prefect_harness, tmp_path):
+    """A merged header cell reads into every column it spans, and the header repeats in each chunk of
+    its table; BM25 counted it that many times per chunk, so a table's chunks outranked the one
+    chunk that names the same words once. The full-text indexes now hold each run of identical
+    neighbouring cells once; the text shown keeps them, under their columns."""
+    import openpyxl
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["구분", "2024년", None, None, None, "2025년", None])
+    sheet.append([None, "1분기", "2분기", "3분기", "4분기", "1분기", "2분기"])
+    for cell_range in ("A1:A2", "B1:E1", "F1:G1"):
+        sheet.merge_cells(cell_range)
+    for n in range(200):
+        sheet.append([f"지역{n:03d}", *(n * 10 + q for q in range(6))])
+    book.save(root / "해외투자.xlsx")
+    db = str(tmp_path / "db")
+    ingest_flow([str(root)], settings(db))
+    rows = Store(db).rows(["text", "fts_text"])
+    assert len(rows) > 2
+    for row in rows:
+        assert "2024년 | 2024년 | 2024년 | 2024년 | 2025년 | 2025년" in row["text"], "shown under its columns"
+        assert "2024년 | 2025년" in row["fts_text"] and "2024년 | 2024년" not in row["fts_text"]
+        assert row["fts_text"].count("분기") == row["text"].count("분기"), "different neighbours all stay"
+    assert cells_once("구분 | 2024년 | 2024년 |  |  | 합계 | 합계") == "구분 | 2024년 |  |  | 합계"
+    assert cells_once("a | b | a | b\nx | x") == "a | b | a | b\nx"
+    assert cells_once("2024년 2024년 보고서") == "2024년 2024년 보고서", "only cells of a table line"
 
 
 def test_full_text_queries_carry_every_written_form_of_their_dates():
