@@ -99,7 +99,7 @@ def print_summary(out: Console, report) -> None:
 
 def _report_json(report) -> dict:
     data = asdict(report)
-    data["counts"] = {a: report.count(a) for a in ("added", "updated", "unchanged", "deleted", "failed", "skipped", "kept")}
+    data["counts"] = report.counts()
     return data
 
 

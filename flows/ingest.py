@@ -91,14 +91,25 @@ class IngestReport:
     def chunks(self) -> int:
         return sum(f.chunks for f in self.files if f.action in ("added", "updated"))
 
+    def counts(self) -> dict[str, int]:
+        """Files per outcome, each file counted once: a file that failed before and has not changed
+        since is among the failed, not the unchanged (the summary line and ``--json`` both say so)."""
+        stale = self.stale_failures
+        counts = {action: self.count(action) for action in ("added", "updated", "unchanged", "deleted", "failed",
+                                                             "skipped", "kept")}
+        return dict(counts, unchanged=counts["unchanged"] - stale, failed=self.failed)
+
+    @property
+    def stale_failures(self) -> int:
+        """Files that failed at an earlier run and have not changed since (not parsed again)."""
+        return sum(1 for f in self.files if f.action == "unchanged" and f.status == "failed")
+
     def summary(self) -> str:
-        """The counts, each file counted once: a file that failed before and has not changed since is
-        among the failed, not the unchanged."""
-        stale = sum(1 for f in self.files if f.action == "unchanged" and f.status == "failed")
+        """The counts (:meth:`counts`), each file counted once."""
+        counts, stale = self.counts(), self.stale_failures
         since = f" ({stale} unchanged since they failed; --retry-failed tries again)" if stale else ""
-        return (f"{self.count('added')} added, {self.count('updated')} updated, "
-                f"{self.count('unchanged') - stale} unchanged, {self.count('deleted')} deleted, "
-                f"{self.failed} failed{since}, {self.count('skipped')} skipped")
+        return (f"{counts['added']} added, {counts['updated']} updated, {counts['unchanged']} unchanged, "
+                f"{counts['deleted']} deleted, {counts['failed']} failed{since}, {counts['skipped']} skipped")
 
 
 #: Called with (FileReport, done, total) as files finish; the CLI sets it to draw its progress.

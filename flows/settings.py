@@ -70,6 +70,15 @@ class Settings(BaseSettings):
             raise ValueError("runner must be local, dask or dask:ADDRESS (e.g. dask:tcp://scheduler:8786)")
         return value
 
+    @field_validator("db")
+    @classmethod
+    def _db_folder(cls, value: str) -> str:
+        # A LanceDB database is a folder; an existing file there failed only at the first write,
+        # as an internal error with a traceback
+        if "://" not in value and Path(value).expanduser().exists() and not Path(value).expanduser().is_dir():
+            raise ValueError(f"{value} is a file; a LanceDB database is a folder (give a folder, or a new path)")
+        return value
+
     @field_validator("kb")
     @classmethod
     def _kb_name(cls, value: str) -> str:

@@ -592,8 +592,17 @@ class Store:
                     written += len(records)
                     yield from pa.Table.from_pylist(records, schema=PASSAGE_SCHEMA).to_batches()
 
-            self.db.create_table(self._name(PASSAGES), pa.RecordBatchReader.from_batches(PASSAGE_SCHEMA, batches()),
-                                 mode="overwrite")
+            # "create" when there is no table: "overwrite" of a table not there yet has Lance log a
+            # warning on stderr at every first ingest. Another ingest may create it meanwhile.
+            try:
+                self.db.create_table(self._name(PASSAGES), pa.RecordBatchReader.from_batches(PASSAGE_SCHEMA, batches()),
+                                     mode="create" if table is None else "overwrite")
+            except ValueError:
+                if table is not None or self.passages_table() is None:
+                    raise
+                written = 0
+                self.db.create_table(self._name(PASSAGES), pa.RecordBatchReader.from_batches(PASSAGE_SCHEMA, batches()),
+                                     mode="overwrite")
             return written
         for start in range(0, len(changed), 500):
             part = changed[start:start + 500]

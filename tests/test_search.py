@@ -167,11 +167,16 @@ def test_search_errors_are_usage_errors_with_one_line(kb, tmp_path, capsys):
         (["--db", "relative/typo"], "no seams database at relative/typo"),
         (["--db", db, "--kb", "nope"], "no knowledge base 'nope'"),
         (["--db", db, "--kb", "한국어"], "kb must be 1 to 64 ASCII letters"),
+        (["--db", str(Path(db).parent / "a_file")], "is a file; a LanceDB database is a folder"),
     ]:
+        (Path(db).parent / "a_file").touch()
         assert main(["search", "개인정보", *args]) == EXIT_USAGE, args
         captured = capsys.readouterr()
         assert captured.out == "" and message in captured.err and len(captured.err.splitlines()) == 1
     assert not (tmp_path / "tpyo").exists()
+    # ingest: a --db that is a file failed at the first write, as an internal error with a traceback
+    assert main(["ingest", str(Path(db).parent / "docs"), "--db", str(Path(db).parent / "a_file")]) == EXIT_USAGE
+    assert "is a file" in capsys.readouterr().err
     undecodable = b"\xff\xfe caf\xe9".decode("utf-8", "surrogateescape")  # what Python makes of such argv bytes
     assert main(["search", undecodable, "--db", db, "--mode", "fts", "--json"]) == EXIT_USAGE
     assert "not valid text" in capsys.readouterr().err

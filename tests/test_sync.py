@@ -439,8 +439,13 @@ def test_a_rerun_counts_each_failed_file_once(tmp_path):
         (tmp_path / "docs" / f"broken{i}.pdf").write_bytes(b"%PDF-1.7\n% truncated")
     config = Settings(db=str(tmp_path / "db"), embedder="hashing", workers=0)
     assert run_ingest([str(tmp_path / "docs")], config, Steps()).summary().startswith("4 added, 0 updated, 0 unchanged")
-    again = run_ingest([str(tmp_path / "docs")], config, Steps()).summary()
-    assert again.startswith("0 added, 0 updated, 4 unchanged, 0 deleted, 2 failed (2 unchanged since they failed")
+    again = run_ingest([str(tmp_path / "docs")], config, Steps())
+    assert again.summary().startswith("0 added, 0 updated, 4 unchanged, 0 deleted, 2 failed (2 unchanged since they failed")
+    # ``seams ingest --json`` counts them the same way (it said 6 unchanged, 0 failed)
+    from flows.console import _report_json
+
+    counts = _report_json(again)["counts"]
+    assert (counts["unchanged"], counts["failed"], counts["added"]) == (4, 2, 0)
 
 
 def test_an_interrupt_keeps_the_vectors_embedded_so_far(tmp_path, monkeypatch):
