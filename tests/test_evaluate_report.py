@@ -17,13 +17,13 @@ def _score(qid: str, config: str, mode: str, rank: int | None, recall: float) ->
                       0.5, recall == 1.0, 1 / rank if rank and rank <= 5 else 0.0, 1.0, 1.0)
 
 
-def _evaluation() -> Evaluation:
+def _evaluation(seams_b: tuple[int | None, float] = (None, 0.0)) -> Evaluation:
     questions = (Question("a", "first question?", (Excerpt("d.md", 0, 5),), "g1"),
                  Question("b", "second question?", (Excerpt("d.md", 10, 15),), "g2"))
     dataset = Dataset("tiny", {}, {}, questions, group_by="corpus")
     ranks = {  # (qid, config) -> (rank, recall)
         ("a", "seams"): (1, 1.0), ("a", "tokens:200/0"): (3, 0.5), ("a", "none"): (1, 1.0),
-        ("b", "seams"): (None, 0.0), ("b", "tokens:200/0"): (2, 1.0), ("b", "none"): (1, 1.0),
+        ("b", "seams"): seams_b, ("b", "tokens:200/0"): (2, 1.0), ("b", "none"): (1, 1.0),
     }
     scores = tuple(_score(q, c, "vector", *v) for (q, c), v in ranks.items())
     costs = tuple(Cost(c.name, 3, 100.0, 100.0, 1000, 0.1, 0.2, 3, 0, 0.1, 1.0, 0.0, 0, 0) for c in CONFIGS)
@@ -55,3 +55,12 @@ def test_markdown_and_files(tmp_path):
         rows = list(csv.DictReader(handle))
     assert len(rows) == 6 and {r["rank"] for r in rows} == {"1", "2", "3", ""}
     assert paths["markdown"].read_text(encoding="utf-8").startswith("# seams evaluate — tiny")
+
+
+def test_headlines_say_when_configurations_are_level():
+    """A new user read "best recall tokens:200/0 (89.7 %)" and "higher recall than 1 of 6" where seams
+    had the same recall as most baselines: a tie is named as one."""
+    text = markdown(_evaluation(seams_b=(2, 0.5)))  # seams 1.0 and 0.5, tokens:200/0 0.5 and 1.0
+    assert "level on recall with seams" in text or "level on recall with tokens:200/0" in text
+    assert "higher recall than 0 of 1 fixed-size baselines, level with 1." in text
+    assert "level" not in "".join(line for line in markdown(_evaluation()).splitlines() if line.startswith("- "))

@@ -240,8 +240,10 @@ def _headlines(evaluation: Evaluation, rows: list[dict], modes: Sequence[str]) -
         picked = _contenders(evaluation, [r for r in rows if r["mode"] == mode])
         top = max(picked, key=lambda r: (r["recall"], r["iou"]))
         top_iou = max((r for r in picked if r["recall"] > 0), key=lambda r: r["iou"], default=top)
+        level = [r["configuration"] for r in picked if r is not top and _pct(r["recall"]) == _pct(top["recall"])]
+        tied = f", level on recall with {', '.join(level)}" if level else ""
         lines.append(f"- **{mode}**: best recall **{top['configuration']}** ({_pct(top['recall'])} %, IoU "
-                     f"{_pct(top['iou'])} %); best IoU **{top_iou['configuration']}** ({_pct(top_iou['iou'])} %, "
+                     f"{_pct(top['iou'])} %{tied}); best IoU **{top_iou['configuration']}** ({_pct(top_iou['iou'])} %, "
                      f"recall {_pct(top_iou['recall'])} %); mean recall over configurations "
                      f"{_pct(statistics.fmean(r['recall'] for r in picked))} %.")
     primary = best_mode(rows, modes)
@@ -252,9 +254,10 @@ def _headlines(evaluation: Evaluation, rows: list[dict], modes: Sequence[str]) -
         picked = {r["configuration"]: r for r in rows if r["mode"] == primary}
         for name in aware:
             beaten = [b for b in baselines if picked[name]["recall"] > picked[b]["recall"]]
+            level = [b for b in baselines if b not in beaten and _pct(picked[name]["recall"]) == _pct(picked[b]["recall"])]
             lines.append(f"- {name} ({primary}): recall {_pct(picked[name]['recall'])} %, IoU "
                          f"{_pct(picked[name]['iou'])} % — higher recall than {len(beaten)} of {len(baselines)} "
-                         f"fixed-size baselines.")
+                         f"fixed-size baselines" + (f", level with {len(level)}." if level else "."))
     return [*lines, ""]
 
 
