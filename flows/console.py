@@ -236,6 +236,15 @@ def _preview(text: str, lines: int = 6) -> str:
     return head + (f"\n… ({len(split) - lines} more lines)" if len(split) > lines else "")
 
 
+def _path_above(path: str, text: str) -> str:
+    """The heading path to print above a hit's text: without its last heading when the text opens
+    with it (a chunk that starts at its own title showed the title twice)."""
+    *parents, last = path.split(" > ") if path else [""]
+    if last and text.lstrip().startswith(last):
+        return " > ".join(parents)
+    return path
+
+
 def print_hits(hits: list[dict], chunks: int | None = None) -> None:
     """Print search hits; with none, why (``chunks``: how many the knowledge base holds)."""
     out = _console()
@@ -248,6 +257,6 @@ def print_hits(hits: list[dict], chunks: int | None = None) -> None:
         return
     for rank, hit in enumerate(hits, start=1):
         out.rule(f"{rank}. {hit['doc_id']} · {hit['where']} · score {hit['score']:.4f}")
-        if hit.get("heading_path"):
-            out.print(f"[dim]{hit['heading_path']}[/]")
+        if path := _path_above(hit.get("heading_path") or "", hit["text"]):
+            out.print(f"[dim]{path}[/]", highlight=False)
         out.print(_preview(hit["text"], 8), markup=False)

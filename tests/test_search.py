@@ -346,3 +346,13 @@ def test_passages_follow_the_files_they_come_from(prefect_harness, tmp_path):
     assert docs(search(settings(db), "airships", k=5, mode="fts")) == ["a.md"]
     assert "passages of" not in " ".join(Store(db).maintain(changed_files=0))
     assert "fts_words_idx" in {i.name for i in Store(db).passages_table().list_indices()}, "the next upkeep indexes them"
+
+
+def test_a_hit_that_opens_with_its_own_heading_does_not_print_it_twice():
+    """A new user saw `출장 여비 규정` printed above a chunk whose text opens with it."""
+    from flows.console import _path_above
+
+    assert _path_above("부칙", "부칙\n\n제1조(시행일) …") == ""
+    assert _path_above("제2장 처리 > 제5조(수집)", "제5조(수집) ① …") == "제2장 처리"
+    assert _path_above("제2장 처리 > 제5조(수집)", "제2장 처리\n\n제5조(수집) ① …") == "제2장 처리 > 제5조(수집)"
+    assert _path_above("", "본문") == ""
