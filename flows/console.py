@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from flows.settings import Settings
+from splitters.chunk import HEADING_SEPARATOR
 
 _STYLE = {"added": "green", "updated": "cyan", "unchanged": "dim", "deleted": "magenta",
           "failed": "red", "skipped": "yellow", "kept": "yellow"}
@@ -206,7 +207,7 @@ def _inspect_sizes(chunks: list, settings: Settings) -> str:
 
 
 def _inspect_chunk(out: Console, ordinal: int, chunk, full: bool) -> None:
-    path_text = " > ".join(chunk.heading_path)
+    path_text = HEADING_SEPARATOR.join(chunk.heading_path)
     title = f"#{ordinal} · {chunk.tokens} tokens · {locator_text(chunk)}" + (f" · {path_text}" if path_text else "")
     out.rule(escape(title))
     if chunk.header:
@@ -239,9 +240,9 @@ def _preview(text: str, lines: int = 6) -> str:
 def _path_above(path: str, text: str) -> str:
     """The heading path to print above a hit's text: without its last heading when the text opens
     with it (a chunk that starts at its own title showed the title twice)."""
-    *parents, last = path.split(" > ") if path else [""]
+    *parents, last = path.split(HEADING_SEPARATOR) if path else [""]
     if last and text.lstrip().startswith(last):
-        return " > ".join(parents)
+        return HEADING_SEPARATOR.join(parents)
     return path
 
 

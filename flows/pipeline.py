@@ -23,7 +23,7 @@ from parsers import ParseError, parse
 from parsers.errors import TooLarge
 from parsers.model import CELL_SEPARATOR, Document
 from splitters import Budget, Chunk, TokenCounter, cl100k_counter, get_strategy, split_document
-from splitters.chunk import cl100k, cl100k_floor, counts_cl100k
+from splitters.chunk import HEADING_SEPARATOR, cl100k, cl100k_floor, counts_cl100k
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +184,7 @@ def embed_text(chunk: Chunk, with_heading_path: bool, plain_cells: bool = False)
     table cells separated by spaces instead of ``" | "``."""
     text = chunk.text.replace(CELL_SEPARATOR, " ") if plain_cells else chunk.text
     if with_heading_path and chunk.heading_path:
-        return " > ".join(chunk.heading_path) + "\n" + text
+        return HEADING_SEPARATOR.join(chunk.heading_path) + "\n" + text
     return text
 
 

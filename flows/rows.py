@@ -15,6 +15,7 @@ import numpy as np
 from flows.embedders import text_hash
 from flows.pipeline import Outcome, embedded_texts
 from flows.settings import Settings
+from splitters.chunk import HEADING_SEPARATOR
 
 
 def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.ndarray], dim: int,
@@ -44,7 +45,7 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.nd
             "page_start": chunk.page_start, "page_end": chunk.page_end,
             "sheet": chunk.sheet, "row_start": chunk.row_start, "row_end": chunk.row_end,
             "slide_start": chunk.slide_start, "slide_end": chunk.slide_end,
-            "heading_path": " > ".join(chunk.heading_path),
+            "heading_path": HEADING_SEPARATOR.join(chunk.heading_path),
             "char_start": chunk.start, "char_end": chunk.end,
             "embedder": settings.embedder, "dim": dim, "config": fingerprint,
             "indexed_at": indexed_at,

@@ -594,15 +594,15 @@ class Store:
 
             # "create" when there is no table: "overwrite" of a table not there yet has Lance log a
             # warning on stderr at every first ingest. Another ingest may create it meanwhile.
-            try:
-                self.db.create_table(self._name(PASSAGES), pa.RecordBatchReader.from_batches(PASSAGE_SCHEMA, batches()),
-                                     mode="create" if table is None else "overwrite")
-            except ValueError:
-                if table is not None or self.passages_table() is None:
-                    raise
+            for mode in ("create", "overwrite") if table is None else ("overwrite",):
                 written = 0
-                self.db.create_table(self._name(PASSAGES), pa.RecordBatchReader.from_batches(PASSAGE_SCHEMA, batches()),
-                                     mode="overwrite")
+                try:
+                    self.db.create_table(self._name(PASSAGES), pa.RecordBatchReader.from_batches(PASSAGE_SCHEMA, batches()),
+                                         mode=mode)
+                    break
+                except ValueError:  # "create" of a table another ingest has just created
+                    if mode == "overwrite" or self.passages_table() is None:
+                        raise
             return written
         for start in range(0, len(changed), 500):
             part = changed[start:start + 500]

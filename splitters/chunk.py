@@ -56,6 +56,10 @@ class Budget:
         return max(max_tokens, round(max_tokens * Budget.merge_ceiling / Budget.max_tokens))
 
 
+#: How a chunk's heading path reads as one string (its row, its hits, the text embedded with it).
+HEADING_SEPARATOR = " > "
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     text: str
