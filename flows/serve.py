@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -96,7 +98,23 @@ def serve_folders(paths: list[str], settings: Settings, every: dt.timedelta | No
     if run_now:
         _, first_run = run_parameters(paths, settings)
         threading.Thread(target=_trigger_first_run, args=(options["name"], first_run), daemon=True).start()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _interrupt_as_terminate)
     flow.serve(**options)
+
+
+def _interrupt_as_terminate(signum: int, frame: object) -> None:
+    """Ctrl-C stops ``serve`` the way SIGTERM does: Prefect's runner cancels the run in progress
+    and returns. Left to Prefect, an interrupt that reaches ``serve`` alone (``kill -INT``, a
+    supervisor) waited for the run in progress to end, however long the folder takes; a run stopped
+    part-way loses nothing (the next run redoes what it had not saved). Before the runner has
+    installed its handler, and at a second Ctrl-C, this is an ordinary KeyboardInterrupt."""
+    handler = signal.getsignal(signal.SIGTERM)
+    if not callable(handler) or getattr(handler, "__self__", None) is None or getattr(handler.__self__, "stopping", True):
+        raise KeyboardInterrupt
+    print("seams: stopping — the run in progress is cancelled; the next one redoes what it had not saved",
+          file=sys.stderr, flush=True)
+    handler(signum, frame)
 
 
 def _trigger_first_run(name: str, parameters: dict, wait: float = 60.0) -> None:

@@ -251,6 +251,34 @@ def _finished(log: Path) -> int:
 
 @pytest.mark.slow
 @pytest.mark.server
+def test_serve_interrupted_alone_cancels_the_run_in_progress(tmp_path):
+    """An interrupt that reaches ``seams serve`` alone (``kill -INT``, a supervisor; a terminal's
+    Ctrl-C also reaches the run's process) cancelled nothing: Prefect's runner waited for the run in
+    progress to end — on a large folder, the whole ingest. It stops the run, as SIGTERM does."""
+    import random
+
+    docs, db = tmp_path / "docs", str(tmp_path / "db")
+    docs.mkdir()
+    words = "문서 내용 기관 사업 계획 예산 지원 대상 신청 기간 결과 보고 분석 자료".split()
+    rng = random.Random(7)
+    lines = (" ".join(rng.choice(words) for _ in range(12)) + "." for _ in range(60_000))
+    (docs / "large.txt").write_text("\n".join(lines), "utf-8")  # about 30 s to index here
+    port = 4300 + (os.getpid() + 13) % 500
+    process, log = _serve(docs, db, tmp_path, port, "serve.log")
+    try:
+        assert _wait_for(lambda: "Beginning flow run" in log.read_text(), 120), log.read_text()[-3000:]
+        time.sleep(3.0)
+        assert "Finished in state" not in log.read_text(), "the run ended before the interrupt: nothing tested"
+    finally:
+        _stop(process, signal.SIGINT, log)
+    text = log.read_text()
+    assert "Flow run was cancelled" in text, text[-3000:]
+    assert "Finished in state Completed" not in text, text[-3000:]
+    assert "Traceback" not in text, text[-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.server
 def test_serve_soak_stays_flat_stops_on_signals_and_restarts_with_its_own_parameters(tmp_path):
     """Issue #12: every served run left its process (~400 MB) and parser workers behind; SIGTERM
     was ignored and Ctrl-C printed tracebacks; a restart with another folder ran the old one once."""
