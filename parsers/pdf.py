@@ -677,17 +677,22 @@ class _TableFinder:
             found = TableFinder(_EdgePage(_ruling_edges(page, transform), (0.0, 0.0, width, height))).tables
             glyphs = _Glyphs.of(text, box, turned) if found else None
 
-            def cell_text(box: Sequence[float] | None) -> str | None:
-                return None if box is None or glyphs is None else glyphs.read(tuple(box))
+            def build(candidate: Any, skip: Sequence[Sequence[float]] = ()) -> Table | None:
+                rows = [[None if box is None or glyphs is None else glyphs.read(tuple(box), skip)
+                         for box in row.cells] for row in candidate.rows]
+                read = (lambda box: glyphs.read(tuple(box), skip)) if glyphs is not None else None
+                return _table_from_grid(rows, candidate.rows, read) if _is_real_table(rows) else None
 
-            tables = []
-            for candidate in found:
-                rows = [[cell_text(box) for box in row.cells] for row in candidate.rows]
-                read = (lambda box: glyphs.read(tuple(box))) if glyphs is not None else None
-                table = _table_from_grid(rows, candidate.rows, read) if _is_real_table(rows) else None
-                if table is not None:
-                    tables.append(_FoundTable(tuple(candidate.bbox), table))
-            return tables
+            tables = [build(candidate) for candidate in found]
+            boxes = [tuple(candidate.bbox) for candidate in found]
+            for i, candidate in enumerate(found):
+                # A table drawn inside a cell of another is a table of its own; the outer cell
+                # keeps only its own text, not the nested table's cells flattened a second time.
+                nested = [boxes[j] for j, inner in enumerate(tables)
+                          if j != i and inner is not None and _nested(boxes[j], boxes[i])]
+                if nested and tables[i] is not None:
+                    tables[i] = build(candidate, nested)
+            return [_FoundTable(boxes[i], table) for i, table in enumerate(tables) if table is not None]
         except Exception as exc:  # odd drawings must not lose the page's text: tables are optional
             self.warnings.append(f"page {index + 1}: tables not detected ({type(exc).__name__}: {exc})")
             return []
@@ -867,12 +872,16 @@ class _Glyphs:
         glyphs.sort(key=lambda g: (g.middle, g.x0))
         return cls(tuple(glyphs), tuple(g.middle for g in glyphs))
 
-    def read(self, box: Sequence[float]) -> str:
-        """The text whose glyph centres lie in ``box`` (x0, top, x1, bottom): lines top to bottom,
-        glyphs left to right, a space where the gap between two glyphs is a word's."""
+    def read(self, box: Sequence[float], skip: Sequence[Sequence[float]] = ()) -> str:
+        """The text whose glyph centres lie in ``box`` (x0, top, x1, bottom) and in none of the
+        boxes ``skip``: lines top to bottom, glyphs left to right, a space where the gap between
+        two glyphs is a word's."""
         x0, top, x1, bottom = box
         low, high = bisect.bisect_left(self.middles, top), bisect.bisect_right(self.middles, bottom)
         inside = [g for g in self.glyphs[low:high] if x0 <= g.centre <= x1]
+        if skip:
+            inside = [g for g in inside
+                      if not any(s[0] <= g.centre <= s[2] and s[1] <= g.middle <= s[3] for s in skip)]
         turned = [g for g in inside if g.turned]
         if turned:
             inside = [g for g in inside if not g.turned]
@@ -908,6 +917,13 @@ class _Glyphs:
             at = sum(1 for line in lines if line[0].middle < top)
             out.insert(at, "".join(parts))
         return "\n".join(out)
+
+
+def _nested(inner: Sequence[float], outer: Sequence[float], tolerance: float = 1.0) -> bool:
+    """Whether box ``inner`` lies inside box ``outer`` (x0, top, x1, bottom) and is smaller."""
+    return (inner[0] >= outer[0] - tolerance and inner[1] >= outer[1] - tolerance
+            and inner[2] <= outer[2] + tolerance and inner[3] <= outer[3] + tolerance
+            and (inner[2] - inner[0]) * (inner[3] - inner[1]) < (outer[2] - outer[0]) * (outer[3] - outer[1]))
 
 
 def _is_real_table(rows: Sequence[Sequence[str | None]]) -> bool:

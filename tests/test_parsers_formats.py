@@ -655,6 +655,45 @@ def test_pdf_rotated_column_headers_read_as_words(tmp_path: Path) -> None:
     assert not doc.furniture
 
 
+def test_pdf_a_table_nested_in_a_cell_is_read_once(tmp_path: Path) -> None:
+    """A table drawn inside a cell of another (a survey report's "모집단" row holding its own
+    table) was read twice: flattened into the outer cell, its numbers run together, and again as
+    a table of its own. The outer cell keeps its own text; the nested table is a table, once."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    pdf = _new_pdf(page_numbers=False)
+    pdf.add_page()
+    pdf.set_font(FONT_FAMILY, size=10)
+    pdf.set_line_width(0.3)
+    outer = [("구분", "내용", 9.0), ("표본규모", "560개사 이상", 9.0), ("모집단", "", 52.0), ("조사방법", "온라인 및 전화조사", 9.0)]
+    y = 30.0
+    for label, text, height in outer:
+        pdf.rect(20, y, 40, height)
+        pdf.rect(60, y, 120, height)
+        pdf.text(22, y + 6, label)
+        if text:
+            pdf.text(62, y + 6, text)
+        else:
+            pdf.text(62, y + 6, "주요 매체별 사업체 수는 다음과 같음 (단위, 개사)")
+            inner = [["매체", "100억 이상", "합계"], ["지상파 TV", "123", "1,151"], ["라디오", "1", "419"],
+                     ["신문", "34", "2,378"]]
+            for r, row in enumerate(inner):
+                for c, cell in enumerate(row):
+                    pdf.rect(66 + 36 * c, y + 11 + 9 * r, 36, 9)
+                    pdf.text(68 + 36 * c, y + 17 + 9 * r, cell)
+        y += height
+    path = tmp_path / "nested.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    tables = [b.table for b in doc.blocks if b.table is not None]
+    assert len(tables) == 2
+    outer_rows = {row[0]: row[1] for row in tables[0].rows}
+    assert outer_rows["모집단"] == "주요 매체별 사업체 수는 다음과 같음 (단위, 개사)"
+    assert outer_rows["조사방법"] == "온라인 및 전화조사"
+    assert [list(row) for row in tables[1].rows] == inner
+    assert doc.text.count("2,378") == 1 and doc.text.count("지상파 TV") == 1
+
+
 def test_pdf_rotated_text_in_the_margin_is_furniture(tmp_path: Path) -> None:
     """A printer's slug set up the left edge ("… with PROPOSALS") and a figure's file tag down the
     right one leaked into the text as fragments ("OP", "OSAL", "S", "/GPH>"): rotated text in the
