@@ -115,6 +115,23 @@ def _interrupt_as_terminate(signum: int, frame: object) -> None:
     print("seams: stopping — the run in progress is cancelled; the next one redoes what it had not saved",
           file=sys.stderr, flush=True)
     handler(signum, frame)
+    threading.Thread(target=_stop_runs_left, daemon=True).start()
+
+
+def _stop_runs_left(grace: float = 3.0, until: float = 120.0) -> None:
+    """Stop the run processes the runner's cancelling missed. A run whose process was being started
+    when the interrupt came is not yet among the runs the runner cancels; it then ran to its end
+    while ``serve`` waited for it (16 s in a loaded CI, a whole ingest on a large folder). After
+    ``grace`` seconds, every run process still there (Prefect starts them with multiprocessing) is
+    sent SIGTERM: the run stops as one killed part-way does, losing nothing."""
+    import multiprocessing
+
+    time.sleep(grace)
+    deadline = time.monotonic() + until
+    while time.monotonic() < deadline:
+        for child in multiprocessing.active_children():
+            child.terminate()
+        time.sleep(0.5)
 
 
 def _trigger_first_run(name: str, parameters: dict, wait: float = 60.0) -> None:
