@@ -685,13 +685,14 @@ class _TableFinder:
 
             tables = [build(candidate) for candidate in found]
             boxes = [tuple(candidate.bbox) for candidate in found]
-            for i, candidate in enumerate(found):
-                # A table drawn inside a cell of another is a table of its own; the outer cell
-                # keeps only its own text, not the nested table's cells flattened a second time.
+            # A table drawn inside a cell of another is a table of its own; the outer cell keeps
+            # only its own text, not the nested table's cells flattened a second time. Smallest
+            # first, so that a table is skipped only once it is known to stay a table.
+            for i in sorted(range(len(found)), key=lambda i: (boxes[i][2] - boxes[i][0]) * (boxes[i][3] - boxes[i][1])):
                 nested = [boxes[j] for j, inner in enumerate(tables)
                           if j != i and inner is not None and _nested(boxes[j], boxes[i])]
                 if nested and tables[i] is not None:
-                    tables[i] = build(candidate, nested)
+                    tables[i] = build(found[i], nested)
             return [_FoundTable(boxes[i], table) for i, table in enumerate(tables) if table is not None]
         except Exception as exc:  # odd drawings must not lose the page's text: tables are optional
             self.warnings.append(f"page {index + 1}: tables not detected ({type(exc).__name__}: {exc})")
