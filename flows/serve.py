@@ -114,23 +114,30 @@ def _interrupt_as_terminate(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
     print("seams: stopping — the run in progress is cancelled; the next one redoes what it had not saved",
           file=sys.stderr, flush=True)
-    handler(signum, frame)
-    threading.Thread(target=_stop_runs_left, daemon=True).start()
-
-
-def _stop_runs_left(grace: float = 3.0, until: float = 120.0) -> None:
-    """Stop the run processes the runner's cancelling missed. A run whose process was being started
-    when the interrupt came is not yet among the runs the runner cancels; it then ran to its end
-    while ``serve`` waited for it (16 s in a loaded CI, a whole ingest on a large folder). After
-    ``grace`` seconds, every run process still there (Prefect starts them with multiprocessing) is
-    sent SIGTERM: the run stops as one killed part-way does, losing nothing."""
     import multiprocessing
 
-    time.sleep(grace)
-    deadline = time.monotonic() + until
-    while time.monotonic() < deadline:
+    cancelling = {child.pid for child in multiprocessing.active_children()}
+    handler(signum, frame)
+    threading.Thread(target=_stop_runs_left, args=(cancelling,), daemon=True).start()
+
+
+def _stop_runs_left(cancelling: set[int | None], late: float = 20.0, until: float = 120.0) -> None:
+    """Stop the run processes the runner's cancelling missed. A run whose process was being started
+    when the interrupt came is not among the runs the runner cancels; it then ran to its end while
+    ``serve`` waited for it (16 s in a loaded CI, a whole ingest on a large folder). Every run
+    process (Prefect starts them with multiprocessing) that was not there at the interrupt is sent
+    SIGTERM once, at once; one that was (the runner is cancelling it) only if still there after
+    ``late`` seconds — a second SIGTERM during its own shutdown makes it print tracebacks. A run
+    stopped so loses nothing, as one killed part-way."""
+    import multiprocessing
+
+    started = time.monotonic()
+    signalled: set[int | None] = set()
+    while time.monotonic() - started < until:
         for child in multiprocessing.active_children():
-            child.terminate()
+            if child.pid not in signalled and (child.pid not in cancelling or time.monotonic() - started > late):
+                child.terminate()
+                signalled.add(child.pid)
         time.sleep(0.5)
 
 
