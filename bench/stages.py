@@ -19,13 +19,15 @@ Usage: python bench/stages.py FOLDER [--embedder use-multilingual]
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+from scale import ingest  # noqa: E402  (one seams ingest in a fresh process: seconds, peak RSS)
 
 
 def main() -> None:
@@ -63,12 +65,7 @@ def main() -> None:
     embed_seconds = time.perf_counter() - started
 
     with tempfile.TemporaryDirectory() as db:
-        command = [sys.executable, "-m", "flows.cli", "ingest", args.folder, "--db", db, "--embedder", settings.embedder]
-        started = time.perf_counter()
-        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
-        ingest_seconds = time.perf_counter() - started
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"seams ingest failed: {done.stderr[-2000:]}")
+        ingest_seconds, _ = ingest(Path(args.folder), Path(db), settings.embedder)
 
     slowest = max(cut_seconds, embed_seconds)
     print(f"{len(refs)} files, {len(chunks):,} chunks, {len(texts):,} texts embedded ({settings.embedder}, "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import multiprocessing
 import re
 import signal
 import sys
@@ -114,8 +115,6 @@ def _interrupt_as_terminate(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
     print("seams: stopping — the run in progress is cancelled; the next one redoes what it had not saved",
           file=sys.stderr, flush=True)
-    import multiprocessing
-
     cancelling = {child.pid for child in multiprocessing.active_children()}
     handler(signum, frame)
     threading.Thread(target=_stop_runs_left, args=(cancelling,), daemon=True).start()
@@ -129,8 +128,6 @@ def _stop_runs_left(cancelling: set[int | None], late: float = 20.0, until: floa
     SIGTERM once, at once; one that was (the runner is cancelling it) only if still there after
     ``late`` seconds — a second SIGTERM during its own shutdown makes it print tracebacks. A run
     stopped so loses nothing, as one killed part-way."""
-    import multiprocessing
-
     started = time.monotonic()
     signalled: set[int | None] = set()
     while time.monotonic() - started < until:
