@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import logging
 import re
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -40,7 +41,7 @@ from flows.rows import chunk_rows, manifest_entry
 from flows.settings import Settings
 from flows.store import Store, now
 from flows.sync import Plan, plan_sync
-from flows.workers import close_cutters, cut_batch
+from flows.workers import close_cutters, cut_ahead, cut_batch
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +155,7 @@ class Steps:
     manifest: Callable = write_manifest_rows
     forget: Callable = forget_files
     on_batch: Callable[[int, int], None] = lambda done, total: None
+    ahead: Callable = cut_ahead  # (refs, config, workers, timeout): start cutting the next batch
 
 
 cut_task = task(cut_batch, name="cut-files", cache_policy=NO_CACHE)
@@ -161,9 +163,8 @@ cut_task = task(cut_batch, name="cut-files", cache_policy=NO_CACHE)
 
 def submit_ahead(ahead: int) -> Callable:
     """Cut batches as tasks submitted up to ``ahead`` batches in advance, results in order: the next
-    batches are parsed on Dask workers while this one is embedded and written. Locally the process
-    pool already keeps the cores busy, and overlapping it with embedding on 2 cores measured no
-    faster (bench/orchestrate.py), so the local runner cuts one batch at a time."""
+    batches are parsed on Dask workers while this one is embedded and written. (The local runner
+    starts one batch ahead in its own process pool instead: see :func:`_cut_batches`.)"""
     def cut_all(batches, config, workers, timeout):
         window: deque = deque()
         pending = iter(batches)
@@ -300,17 +301,29 @@ def batch_size(configured: int, files: int) -> int:
     return max(16, min(256, -(-files // 8)))
 
 
-def _cut_batches(refs: list[FileRef], settings: Settings, steps: Steps) -> Iterator[list[Outcome]]:
-    """The files cut batch by batch, in order: by the steps' ``cut_all`` where it submits batches
-    ahead, else one ``cut`` a batch."""
-    config = CutConfig.from_settings(settings)
-    workers = max(settings.workers, 0)  # one pool per worker count, reused across runs
+def _batches(refs: list[FileRef], settings: Settings) -> list[list[FileRef]]:
+    """The files to cut in batches, in order (see :func:`batch_size`)."""
     size = batch_size(settings.batch_files, len(refs))
     # A small first batch makes the first files searchable (and safe from an interrupt) early.
     first = size if settings.batch_files > 0 else min(size, FIRST_BATCH_FILES)
-    batches = [refs[:first]] + [refs[i:i + size] for i in range(first, len(refs), size)]
-    cut_all = steps.cut_all or (lambda bs, *args: (steps.cut(b, *args) for b in bs))
-    return cut_all(batches, config, workers, settings.file_timeout_s)
+    return [refs[:first]] + [refs[i:i + size] for i in range(first, len(refs), size)]
+
+
+def _cut_batches(refs: list[FileRef], settings: Settings, steps: Steps) -> Iterator[list[Outcome]]:
+    """The files cut batch by batch, in order: by the steps' ``cut_all`` where it submits batches
+    ahead, else one ``cut`` a batch, the next batch started in the pool (``ahead``) before this one
+    is handed on, so its files are parsed while this one is embedded and written."""
+    config = CutConfig.from_settings(settings)
+    workers = max(settings.workers, 0)  # one pool per worker count, reused across runs
+    batches = _batches(refs, settings)
+    if steps.cut_all:
+        yield from steps.cut_all(batches, config, workers, settings.file_timeout_s)
+        return
+    for index, batch in enumerate(batches):
+        outcomes = steps.cut(batch, config, workers, settings.file_timeout_s)
+        if index + 1 < len(batches):
+            steps.ahead(batches[index + 1], config, workers, settings.file_timeout_s)
+        yield outcomes
 
 
 def _batch_rows(outcomes: list[Outcome], manifest: dict[str, dict], settings: Settings, fingerprint: str,
@@ -554,6 +567,41 @@ def ingest_once(paths: Sequence[str], settings: Settings) -> IngestReport:
 
     from flows.server import one_off_run, wait_for_api
 
+    early = EarlyCut(paths, settings)
     wait_for_api()
+    early.stop()
     with one_off_run():
         return flow_for(settings)(list(paths), settings)
+
+
+class EarlyCut:
+    """Start cutting a run's first batch while the command waits for Prefect's temporary server (a
+    few seconds in which nothing else runs): a thread plans the run as the flow will and starts the
+    first batch in the parser pool (:func:`flows.workers.cut_ahead`); the flow's first cut of the
+    same files collects it. The flow plans again under its knowledge base's lock, so a plan that
+    differs by then (a file changed, another run wrote) only costs the early work. :meth:`stop`,
+    before the flow starts, keeps a plan that finished too late from starting anything."""
+
+    def __init__(self, paths: Sequence[str], settings: Settings) -> None:
+        self._lock = threading.Lock()
+        self._late = False
+        if settings.runner == "local" and settings.workers > 0:
+            threading.Thread(target=self._start, args=(list(paths), settings), name="seams-early-cut",
+                             daemon=True).start()
+
+    def _start(self, paths: list[str], settings: Settings) -> None:
+        try:
+            store = Store(settings.db, settings.kb)
+            plan = plan_sync(paths, store.manifest(), settings.fingerprint(), settings.allow_mass_delete,
+                             settings.retry_failed)
+        except Exception:  # the flow meets the same problem and reports it
+            return
+        if plan.to_cut:
+            with self._lock:
+                if not self._late:
+                    cut_ahead(_batches(plan.to_cut, settings)[0], CutConfig.from_settings(settings), settings.workers,
+                              settings.file_timeout_s)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._late = True

@@ -27,12 +27,20 @@ def _mp_context():
 
 
 class Cutter:
-    """A process pool that cuts files with a per-file time limit and survives crashed workers."""
+    """A process pool that cuts files with a per-file time limit and survives crashed workers.
+
+    One batch may be started ahead (:meth:`start`): its files are cut while the caller embeds and
+    writes the batch before, and the :meth:`cut` of the same files collects them. Only one batch is
+    ever in the pool at a time (a batch is started ahead once the one before is collected), so a
+    crash is still blamed within its own batch and a pool rebuilt for one batch loses no other's work.
+    """
 
     def __init__(self, workers: int, timeout: float) -> None:
         self.workers = max(1, workers)
         self.timeout = timeout
         self._pool: cf.ProcessPoolExecutor | None = None
+        self._ahead: tuple[tuple[FileRef, ...], CutConfig, cf.ProcessPoolExecutor, dict[int, cf.Future]] | None = None
+        self._lock = threading.Lock()  # start() may come from another thread (the command's early start)
 
     def _ensure(self) -> cf.ProcessPoolExecutor:
         if self._pool is None:
@@ -46,12 +54,39 @@ class Cutter:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
+    def start(self, refs: Sequence[FileRef], config: CutConfig) -> None:
+        """Start cutting ``refs`` now, for the next :meth:`cut` of the same files and config to
+        collect; ignored while another batch started ahead is not collected."""
+        with self._lock:
+            if self._ahead is None and refs:
+                pool = self._ensure()
+                self._ahead = (tuple(refs), config, pool,
+                               {index: pool.submit(cut_file, ref, config) for index, ref in enumerate(refs)})
+
+    def _started(self, refs: Sequence[FileRef], config: CutConfig) -> dict[int, cf.Future] | None:
+        """The futures of ``refs`` if they were started ahead (else None); a batch started ahead
+        that is not this one is dropped (its files not yet running are cancelled)."""
+        with self._lock:
+            ahead, self._ahead = self._ahead, None
+        if ahead is None:
+            return None
+        started_refs, started_config, pool, futures = ahead
+        if started_refs == tuple(refs) and started_config == config and pool is self._pool:
+            return futures
+        for future in futures.values():
+            future.cancel()
+        return None
+
     def cut(self, refs: Sequence[FileRef], config: CutConfig) -> list[Outcome]:
         outcomes: dict[int, Outcome] = {}
         pending = list(range(len(refs)))
+        started = self._started(refs, config)
         while pending:
             pool = self._ensure()
-            futures = {index: pool.submit(cut_file, refs[index], config) for index in pending}
+            if started is not None:
+                futures, started = started, None
+            else:
+                futures = {index: pool.submit(cut_file, refs[index], config) for index in pending}
             pending = []
             for index, future in futures.items():
                 try:
@@ -74,6 +109,10 @@ class Cutter:
         return [outcomes[i] for i in range(len(refs))]
 
     def close(self) -> None:
+        with self._lock:
+            ahead, self._ahead = self._ahead, None
+        if ahead is not None and not all(future.done() for future in ahead[3].values()):
+            self._reset()  # files started ahead and never collected (the run stopped): not waited for
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
@@ -110,6 +149,13 @@ def close_cutters() -> None:
 
 
 atexit.register(close_cutters)
+
+
+def cut_ahead(refs: list[FileRef], config: CutConfig, workers: int, timeout: float) -> None:
+    """Start cutting a batch in the pool (:meth:`Cutter.start`) for the next :func:`cut_batch` of
+    it; nothing without a pool (``workers <= 0``)."""
+    if workers > 0:
+        _cutter(workers, timeout).start(refs, config)
 
 
 def cut_batch(refs: list[FileRef], config: CutConfig, workers: int, timeout: float) -> list[Outcome]:
