@@ -13,13 +13,19 @@ re-run against the first ingest, and the peak resident memory of the ``seams ing
 Targets (issue #17): cost per file flat across sizes, the re-run at most 2 % of the first ingest,
 peak memory independent of the folder's size.
 
-Usage: python bench/scale.py [--sizes 1000,10000] [--embedder hashing] [--copies-of DIR]
+With ``--server``, every ingest runs against one Prefect server started first (as ``seams serve``
+and a configured ``PREFECT_API_URL`` do): the re-run of a scheduled index, without the one-off
+server's start-up.
+
+Usage: python bench/scale.py [--sizes 1000,10000] [--embedder hashing] [--copies-of DIR] [--server]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -30,6 +36,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
 from orchestrate import _copy_folder, make_files  # noqa: E402
+
+from flows.server import free_port  # noqa: E402
 
 # Runs one command and prints its wall time and the peak RSS (KiB) of the largest child it waited for.
 CHILD = """
@@ -42,10 +50,10 @@ print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN
 """
 
 
-def ingest(folder: Path, db: Path, embedder: str) -> tuple[float, float]:
-    """(seconds, peak RSS in MB) of one ``seams ingest`` in a fresh process."""
+def ingest(folder: Path, db: Path, embedder: str, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(seconds, peak RSS in MB) of one ``seams ingest`` in a fresh process (``env``: its environment)."""
     command = [sys.executable, "-m", "flows.cli", "ingest", str(folder), "--db", str(db), "--embedder", embedder]
-    out = subprocess.run([sys.executable, "-c", CHILD, *command], cwd=REPO, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", CHILD, *command], cwd=REPO, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         raise SystemExit(f"seams ingest failed: {out.stderr or out.stdout}")
     seconds, peak_kb = out.stdout.split()
@@ -59,14 +67,24 @@ def main() -> None:
                                                               "or use-multilingual")
     parser.add_argument("--copies-of", metavar="DIR", help="copies of this folder's files instead of small "
                                                            "generated ones")
+    parser.add_argument("--server", action="store_true", help="run every ingest against one Prefect server started "
+                                                              "first, as scheduled runs do (seams serve), instead "
+                                                              "of each command's temporary server")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON lines too")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
-    with tempfile.TemporaryDirectory(prefix="seams-scale-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="seams-scale-") as tmp, contextlib.ExitStack() as stack:
+        env = None
+        if args.server:
+            from flows.server import local_server
+
+            os.environ["PREFECT_HOME"] = str(Path(tmp) / "prefect")  # a database of its own
+            env = {**os.environ, "PREFECT_API_URL": stack.enter_context(local_server(port=free_port()))}
+        ingest_ = lambda folder, db: ingest(folder, db, args.embedder, env)  # noqa: E731
         one = Path(tmp) / "one"  # the start-up every ingest pays, whatever the folder's size
         make_files(one, 1)
-        startup, startup_peak = ingest(one, Path(tmp) / "db-one", args.embedder)
+        startup, startup_peak = ingest_(one, Path(tmp) / "db-one")
         print(f"start-up (a one-file folder): {startup:.1f} s, peak {startup_peak:.0f} MB", flush=True)
         for size in sizes:
             folder, db = Path(tmp) / f"files-{size}", Path(tmp) / f"db-{size}"
@@ -76,8 +94,8 @@ def main() -> None:
             else:
                 make_files(folder, size)
             written = time.perf_counter() - started
-            first, first_peak = ingest(folder, db, args.embedder)
-            again, again_peak = ingest(folder, db, args.embedder)
+            first, first_peak = ingest_(folder, db)
+            again, again_peak = ingest_(folder, db)
             rows.append({"files": size, "written_s": written, "first_s": first, "first_peak_mb": first_peak,
                          "rerun_s": again, "rerun_peak_mb": again_peak})
             print(f"{size:,} files: written in {written:.1f} s, ingested in {first:.1f} s, re-run {again:.1f} s",
@@ -92,8 +110,9 @@ def main() -> None:
         print(f"| {row['files']:,} | {row['first_s']:.1f} | {row['files'] / row['first_s']:.0f} | {per_file(row):.1f} "
               f"| {per_file(row) / per_file(base):.2f} | {row['rerun_s']:.1f} | {row['rerun_s'] / row['first_s']:.1%} "
               f"| {row['first_peak_mb']:.0f}, {row['rerun_peak_mb']:.0f} |")
-    print(f"\nembedder {args.embedder}; each time includes the one-off run's start-up ({startup:.1f} s with a "
-          f"one-file folder: a temporary Prefect server), which the ms per file leave out")
+    what = "a flow run on the server already up" if args.server else "a temporary Prefect server"
+    print(f"\nembedder {args.embedder}; each time includes the command's start-up ({startup:.1f} s with a "
+          f"one-file folder: {what}), which the ms per file leave out")
     if args.json:
         for row in rows:
             print(json.dumps(row))

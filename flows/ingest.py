@@ -575,19 +575,23 @@ def ingest_once(paths: Sequence[str], settings: Settings) -> IngestReport:
 
 
 class EarlyCut:
-    """Start cutting a run's first batch while the command waits for Prefect's temporary server (a
-    few seconds in which nothing else runs): a thread plans the run as the flow will and starts the
-    first batch in the parser pool (:func:`flows.workers.cut_ahead`); the flow's first cut of the
-    same files collects it. The flow plans again under its knowledge base's lock, so a plan that
-    differs by then (a file changed, another run wrote) only costs the early work. :meth:`stop`,
-    before the flow starts, keeps a plan that finished too late from starting anything."""
+    """Start a run's work while the command waits for Prefect's temporary server (a few seconds in
+    which nothing else runs): a thread plans the run as the flow will, starts its first batch in the
+    parser pool (:func:`flows.workers.cut_ahead`), which the flow's first cut of the same files
+    collects, and loads the embedder (seconds for the default model). The flow plans again under
+    its knowledge base's lock, so a plan that differs by then (a file changed, another run wrote)
+    only costs the early work. :meth:`stop`, before the flow starts, keeps a plan that finished too
+    late from starting anything, and waits for an embedder being loaded (the flow needs it next)."""
 
     def __init__(self, paths: Sequence[str], settings: Settings) -> None:
         self._lock = threading.Lock()
         self._late = False
+        self._thread: threading.Thread | None = None
+        self._loading = False
         if settings.runner == "local" and settings.workers > 0:
-            threading.Thread(target=self._start, args=(list(paths), settings), name="seams-early-cut",
-                             daemon=True).start()
+            self._thread = threading.Thread(target=self._start, args=(list(paths), settings), name="seams-early-cut",
+                                            daemon=True)
+            self._thread.start()
 
     def _start(self, paths: list[str], settings: Settings) -> None:
         try:
@@ -596,12 +600,20 @@ class EarlyCut:
                              settings.retry_failed)
         except Exception:  # the flow meets the same problem and reports it
             return
-        if plan.to_cut:
-            with self._lock:
-                if not self._late:
-                    cut_ahead(_batches(plan.to_cut, settings)[0], CutConfig.from_settings(settings), settings.workers,
-                              settings.file_timeout_s)
+        if not plan.to_cut:
+            return
+        with self._lock:
+            if self._late:
+                return
+            cut_ahead(_batches(plan.to_cut, settings)[0], CutConfig.from_settings(settings), settings.workers,
+                      settings.file_timeout_s)
+            self._loading = True
+        with contextlib.suppress(Exception):  # the flow loads it again and reports what fails
+            get_embedder(settings.embedder, settings.embed_threads).encode(["seams"])
 
     def stop(self) -> None:
         with self._lock:
             self._late = True
+            loading = self._loading
+        if loading and self._thread is not None:
+            self._thread.join()

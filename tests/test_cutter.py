@@ -143,6 +143,7 @@ def test_an_ingest_starts_each_next_batch_before_handing_on_the_one_cut(tmp_path
 
 
 def test_the_command_starts_the_first_batch_while_the_server_boots(tmp_path):
+    from flows.embedders import get_embedder
     from flows.ingest import EarlyCut, Steps, run_ingest
     from flows.settings import Settings
     from flows.workers import close_cutters
@@ -151,6 +152,7 @@ def test_the_command_starts_the_first_batch_while_the_server_boots(tmp_path):
     root.mkdir()
     _files(root, 6)
     settings = Settings(db=str(tmp_path / "db"), embedder="hashing", workers=1)
+    get_embedder.cache_clear()
     try:
         early = EarlyCut([str(root)], settings)
         deadline = time.monotonic() + 60
@@ -158,6 +160,7 @@ def test_the_command_starts_the_first_batch_while_the_server_boots(tmp_path):
             assert time.monotonic() < deadline, "no batch was started early"
             time.sleep(0.05)
         early.stop()
+        assert get_embedder.cache_info().currsize == 1  # the embedder was loaded too, before stop() returned
         started = [ref.doc_id for ref in _pending_batch(settings)[0]]
         assert started == sorted(path.name for path in root.iterdir())[:4]  # the run's first batch
         report = run_ingest([str(root)], settings, Steps())
