@@ -568,8 +568,10 @@ def ingest_once(paths: Sequence[str], settings: Settings) -> IngestReport:
     from flows.server import one_off_run, wait_for_api
 
     early = EarlyCut(paths, settings)
-    wait_for_api()
-    early.stop()
+    try:
+        wait_for_api()
+    finally:
+        early.stop()
     with one_off_run():
         return flow_for(settings)(list(paths), settings)
 

@@ -75,6 +75,8 @@ class Cutter:
             return futures
         for future in futures.values():
             future.cancel()
+        if not all(future.done() for future in futures.values()):
+            self._reset()  # a dropped file still being cut (or stuck) would hold a worker from this batch
         return None
 
     def cut(self, refs: Sequence[FileRef], config: CutConfig) -> list[Outcome]:

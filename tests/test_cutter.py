@@ -89,6 +89,20 @@ def test_a_batch_started_ahead_that_is_not_asked_for_is_dropped(tmp_path):
         cutter.close()
 
 
+def test_a_dropped_batch_stuck_in_the_pool_does_not_hold_up_the_batch_asked_for(tmp_path):
+    stalled = tmp_path / "stalled.txt"
+    os.mkfifo(stalled)  # its parser never returns
+    good, = _files(tmp_path, 1)
+    cutter = Cutter(workers=1, timeout=5)
+    try:
+        cutter.start([_ref(stalled)], CutConfig(Budget()))
+        time.sleep(1)  # the only worker is stuck on it
+        outcomes = cutter.cut([_ref(good)], CutConfig(Budget()))
+        assert [o.error_kind for o in outcomes] == [""], [o.error for o in outcomes]
+    finally:
+        cutter.close()
+
+
 def test_closing_does_not_wait_for_a_batch_started_ahead_and_never_collected(tmp_path):
     stalled = tmp_path / "stalled.txt"
     os.mkfifo(stalled)  # its parser never returns
