@@ -73,11 +73,17 @@ class Cutter:
         started_refs, started_config, pool, futures = ahead
         if started_refs == tuple(refs) and started_config == config and pool is self._pool:
             return futures
+        self._drop(futures)
+        return None
+
+    def _drop(self, futures: dict[int, cf.Future]) -> None:
+        """Let go of files started ahead and not collected: those not running yet are cancelled; a
+        file still being cut (or stuck) gets the pool rebuilt, so it holds no worker from what comes
+        next and is not waited for."""
         for future in futures.values():
             future.cancel()
         if not all(future.done() for future in futures.values()):
-            self._reset()  # a dropped file still being cut (or stuck) would hold a worker from this batch
-        return None
+            self._reset()
 
     def cut(self, refs: Sequence[FileRef], config: CutConfig) -> list[Outcome]:
         outcomes: dict[int, Outcome] = {}
@@ -113,8 +119,8 @@ class Cutter:
     def close(self) -> None:
         with self._lock:
             ahead, self._ahead = self._ahead, None
-        if ahead is not None and not all(future.done() for future in ahead[3].values()):
-            self._reset()  # files started ahead and never collected (the run stopped): not waited for
+        if ahead is not None:
+            self._drop(ahead[3])  # started ahead and never collected: the run stopped
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
