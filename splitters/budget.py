@@ -523,8 +523,11 @@ def _row_segments(text: str, table: Table, block_start: int, start: int, end: in
         if wide and (rs, re_) == (row_start, row_end) and count(text[rs:re_]) > max(room, 1):
             data = row_index >= table.header_rows
             for index in [row_index] if data else range(table.header_rows):  # header rows one by one
-                segments.extend(_Segment(s, e, prefix, whole=True, sealed=data) for s, e, prefix
-                                in column_groups(text, table, index, rows[index][0], count, limit, cut, key))
+                groups_of_row = [_Segment(s, e, prefix, whole=True, sealed=data) for s, e, prefix
+                                 in column_groups(text, table, index, rows[index][0], count, limit, cut, key)]
+                if data and segments and not segments[-1].sealed and segments[-1].start == rows[0][0]:
+                    groups_of_row = _open_with_header(text, segments.pop(), groups_of_row, count, limit, cut)
+                segments.extend(groups_of_row)
             label_end = -1
             continue
         pieces = split_text(text, rs, re_, count, max(room, 1))
@@ -632,6 +635,26 @@ def _is_group_label(table: Table, index: int) -> bool:
         return False
     cells = table.rows[index]
     return len(cells) > 1 and len({cell for cell in cells if cell}) == 1
+
+
+def _open_with_header(text: str, head: _Segment, groups: list[_Segment], count: TokenCounter, limit: int,
+                      cut: Callable[[int, int, int], list[tuple[int, int]]]) -> list[_Segment]:
+    """A wide table's header rows glued to the opening cells of its first data row, when that row is
+    cut into column groups: header rows alone make a chunk no question about a value can use. The
+    row's first group is cut again where the header leaves it too little room; header rows that
+    leave no room for a word of the row stay on their own."""
+    first = groups[0]
+    if count(text[head.start:first.end]) <= limit:
+        return [replace(first, start=head.start, header=""), *groups[1:]]
+    room = limit - count(text[head.start:head.end] + "\n")
+    if room <= 0:
+        return [head, *groups]
+    pieces = cut(first.start, first.end, room)
+    opening_end = pieces[0][1]
+    if count(text[head.start:opening_end]) > limit:
+        return [head, *groups]
+    rest = [_Segment(s, e, first.header, whole=True, sealed=True) for s, e in pieces[1:]]
+    return [replace(first, start=head.start, end=opening_end, header=""), *rest, *groups[1:]]
 
 
 def _row_spans(table: Table, block_start: int) -> list[tuple[int, int, int]]:
