@@ -204,7 +204,7 @@ def passages(text: str, size: int) -> list[str]:
     question about one sentence of it ranks it low. Measured on the development set and Chroma with
     the default embedder, ranking seams' chunks by their best 128-token window (or the whole chunk)
     instead of the whole chunk alone — the chunks and what search returns unchanged — raised vector
-    hit@5 from 68.3 to 78.0 % and from 76.5 to 79.7 % (README). A window boundary inside a character
+    hit@5 from 68.3 to 78.0 % and from 76.5 to 79.7 % (docs/search.md). A window boundary inside a character
     drops that character's bytes from the window (the neighbouring window has it)."""
     if size <= 0:
         return []

@@ -125,7 +125,7 @@ log = logging.getLogger(__name__)
 
 #: The chunk columns copied into the ``metadata`` struct, in its order: where a chunk comes from and
 #: where it sits in its file. LangChain's and LlamaIndex's LanceDB stores return this struct as a
-#: chunk's metadata (see the README, "Using the index from LangChain / LlamaIndex").
+#: chunk's metadata (see docs/interop.md).
 METADATA_FIELDS = ("source", "doc_id", "chunk_id", "format", "strategy", "rule", "ordinal", "tokens", "heading_path",
                    "page_start", "page_end", "sheet", "row_start", "row_end", "slide_start", "slide_end",
                    "char_start", "char_end", "embedder")

@@ -28,7 +28,7 @@ class Budget:
     whole sibling sections packed side by side, paragraphs of unstructured text, the pieces of
     what had to be split, sheet rows (``0``, or more than the max: the max). ``merge_ceiling`` is
     how far a merge of small neighbours may go; chunks under ``min_tokens`` look for a neighbour
-    to join. The defaults were chosen on the development set (``bench/devset``; see the README).
+    to join. The defaults were chosen on the development set (``bench/devset``; see docs/evaluation.md).
     """
 
     min_tokens: int = 100
