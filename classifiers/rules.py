@@ -33,7 +33,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 
-from classifiers.headings import ARTICLE_RANK, is_legal_text, scan
+from classifiers.headings import is_legal_text, scan
+from classifiers.markers import ARTICLE_RANK
 from parsers.model import Document
 
 

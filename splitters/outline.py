@@ -29,11 +29,10 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from classifiers.headings import (
+from classifiers.headings import Heading, find_headings
+from classifiers.markers import (
     LEAD_IN_WRAP,
-    Heading,
     ends_sentence,
-    find_headings,
     is_lead_in,
     is_title,
     is_title_line,

@@ -10,10 +10,9 @@ from __future__ import annotations
 import pytest
 from test_splitters_invariants import glued_headers
 
-from classifiers.headings import (
-    find_headings,
+from classifiers.headings import find_headings, is_legal_text
+from classifiers.markers import (
     is_figure_row,
-    is_legal_text,
     is_title_line,
     is_toc_line,
     legal_marker,
@@ -704,14 +703,14 @@ def test_unstructured_text_is_packed_by_whole_entries_of_a_glossary(counter):
                                   "and the rest of the year", "1.", "- 3 -", "되는 경우는 예외로 한다. <개정 2022. 12. 22.>",
                                   "▶ 개인정보보호 종합포털 → 민원마당", "ACKNOWLEDGEMENTS 23"])
 def test_not_title_lines(line):
-    from classifiers.headings import is_title_line
+    from classifiers.markers import is_title_line
 
     assert not is_title_line(line)
 
 
 @pytest.mark.parametrize("line", ["SUPPLIERS", "Authority for This Rulemaking", "<표 1> 연도별 지원 실적", "Materials and Methods"])
 def test_title_lines(line):
-    from classifiers.headings import is_title_line
+    from classifiers.markers import is_title_line
 
     assert is_title_line(line)
 
