@@ -17,8 +17,8 @@ import itertools
 import re
 
 from parsers.model import Document
-from splitters.budget import make_chunk
 from splitters.chunk import Budget, Chunk, TokenCounter, cl100k
+from splitters.pieces import make_chunk
 
 
 def token_windows(doc: Document, count: TokenCounter, budget: Budget, size: int = 250, overlap: int = 0) -> list[Chunk]:

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 from classifiers.headings import Heading, find_headings, is_back_matter
 from parsers.model import Document
-from splitters.budget import make_chunk, trim
 from splitters.chunk import Budget, Chunk, TokenCounter
 from splitters.outline import Outline
+from splitters.pieces import make_chunk, trim
 
 _BACK_MATTER = "back matter"  # the merge group of back-matter chunks
 

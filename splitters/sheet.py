@@ -9,9 +9,10 @@ The merge group is the sheet name, so rows of two sheets never share a chunk.
 from __future__ import annotations
 
 from parsers.model import Document
-from splitters.budget import keep_headers_with_next, make_chunk, split_chunk, split_span
+from splitters.budget import keep_headers_with_next, split_chunk, split_span
 from splitters.chunk import Budget, Chunk, TokenCounter, cl100k_floor, counts_cl100k
 from splitters.outline import Outline
+from splitters.pieces import make_chunk
 
 
 def split_sheets(doc: Document, count: TokenCounter, budget: Budget) -> list[Chunk]:

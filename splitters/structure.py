@@ -12,9 +12,10 @@
 from __future__ import annotations
 
 from parsers.model import Document
-from splitters.budget import block_units, keep_headers_with_next, make_chunk, pack_units
+from splitters.budget import block_units, keep_headers_with_next, pack_units
 from splitters.chunk import Budget, Chunk, TokenCounter
 from splitters.outline import Outline
+from splitters.pieces import make_chunk
 
 
 def split_pages(doc: Document, count: TokenCounter, budget: Budget) -> list[Chunk]:

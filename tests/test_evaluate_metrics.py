@@ -184,7 +184,7 @@ def test_headings_at_chunk_end(counter):
         Block("paragraph", "Body of the second section."),
     ))
     glued = [split_document(doc, "none", counter, Budget())[0]]
-    from splitters.budget import make_chunk
+    from splitters.pieces import make_chunk
 
     head_end = doc.spans[1][1]
     cut = [make_chunk(doc, 0, head_end, counter), make_chunk(doc, doc.spans[2][0], len(doc.text), counter)]

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from parsers.model import CELL_SEPARATOR, PACKED_SEPARATOR, Block, Document, Locator, PackedRows, Table
 from splitters import Budget, cl100k, cl100k_counter, split_document
-from splitters.budget import _adds_up, _Segment
 from splitters.chunk import WORD_END, cl100k_floor, counts_cl100k
+from splitters.pieces import Segment, _adds_up
 
 PIECES = ["매출", "합계", "서울특별시", "값", "data", "Total", "2024", "12,500", "3.5", "-", "(주)", "%", ".", ")",
           "비고:", "a|b", "", "", " ", "x\ny", "é", "漢字", "…", "'s", "\t", "01-02"]
@@ -79,7 +79,7 @@ _ROW = st.text(alphabet="가나다라값 abcXYZ 0123456789 .,|()-:%'漢é\t\n", 
 def test_a_join_that_adds_up_adds_up(before: str, after: str) -> None:
     # _adds_up lets a pack skip its recount: it must only say so when the sum is tiktoken's count.
     text = before + "\n" + after
-    if _adds_up(text, len(before), _Segment(len(before) + 1, len(text))):
+    if _adds_up(text, len(before), Segment(len(before) + 1, len(text))):
         assert tiktoken_count(text) == tiktoken_count(before) + tiktoken_count("\n") + tiktoken_count(after)
 
 
@@ -95,8 +95,8 @@ def test_a_mark_before_the_break_is_why_not_every_join_adds_up() -> None:
     # The case the shortcut must leave to a real count: "." and the line break share a token.
     assert tiktoken_count("합계.\n매출") != tiktoken_count("합계.") + 1 + tiktoken_count("매출")
     assert WORD_END.match(".") is None
-    assert not _adds_up("합계.\n매출", 3, _Segment(4, 7))
-    assert _adds_up("합계\n매출", 2, _Segment(3, 5))
+    assert not _adds_up("합계.\n매출", 3, Segment(4, 7))
+    assert _adds_up("합계\n매출", 2, Segment(3, 5))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -634,9 +634,9 @@ def test_a_packed_segment_is_priced_as_it_is_counted_with_the_line_break_before_
     # lone line break and before a letter or digit it adds the two memoised counts instead of
     # tokenising the row again — which must equal counting them together.
     from splitters import cl100k_counter
-    from splitters.budget import _Segment, _step_count
+    from splitters.pieces import Segment, _step_count
 
     count = cl100k_counter()
     text = previous + "\n" + row
-    segment = _Segment(len(previous) + 1, len(text))
+    segment = Segment(len(previous) + 1, len(text))
     assert _step_count(text, len(previous), segment, count) == count(text[len(previous):])
