@@ -125,7 +125,7 @@ def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) ->
     embedder = get_embedder(settings.embedder, settings.embed_threads)
     texts = {text_hash(t): t for o in outcomes for c in o.chunks
              for t in embedded_texts(c, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens,
-                                 settings.label_rows)}
+                                 settings.label_rows != "off")}
     vectors, new = embed_cached(texts, embedder, store, settings.embed_batch)
     return vectors, new, len(texts) - new  # float32 arrays: a list of Python floats is 8 times the size
 

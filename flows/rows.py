@@ -30,7 +30,7 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.nd
     fingerprint = settings.fingerprint()
     for ordinal, chunk in enumerate(outcome.chunks):
         texts = embedded_texts(chunk, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens,
-                               settings.label_rows)
+                               settings.label_rows != "off")
         to_embed = texts[0]
         rows.append({
             "chunk_id": f"{outcome.ref.path}#{ordinal}",
@@ -55,7 +55,7 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.nd
             "vector": vectors[text_hash(to_embed)],
             "passages": [vectors[text_hash(text)] for text in texts],
             # not a column: what the full-text index holds in place of the text (flows.store.chunk_records)
-            INDEX_TEXT: index_text(chunk, settings.label_rows),
+            INDEX_TEXT: index_text(chunk, settings.label_rows == "all"),
         })
     return rows
 

@@ -99,7 +99,7 @@ def test_the_index_holds_the_labelled_rows_and_the_hit_shows_the_document(prefec
         assert "측정소명 강남구 · 이산화질소농도(ppm) 0.00" in row["embed_text"]
     # switched off, the indexes hold the text as it is
     db_plain = tmp_path / "plain"
-    ingest_flow([str(tmp_path / "docs")], settings(db_plain, label_rows=False))
+    ingest_flow([str(tmp_path / "docs")], settings(db_plain, label_rows="off"))
     for row in Store(str(db_plain), "default").rows(["fts_text", "embed_text"]):
         assert "측정소명 강남구" not in row["fts_text"] and "20150101 | 강남구 |" in row["fts_text"]
         assert "측정소명 강남구" not in row["embed_text"]

@@ -122,7 +122,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     store.drop_stale_caches()
     texts = {text_hash(text): text for _, chunks in cuts.values() for c in chunks
              for text in embedded_texts(c, config.heading_path, config.plain_cells, settings.passage_tokens,
-                                            config.label_rows)}
+                                            config.label_rows != "off")}
     vectors, embedded, embed_seconds = embed_texts(texts, embedder, store, options.batch, config.name)
     started = time.perf_counter()
     store.drop_chunks()
