@@ -55,7 +55,8 @@ def main() -> None:
     cut_seconds = time.perf_counter() - started
     chunks = [chunk for outcome in outcomes for chunk in outcome.chunks]
     texts = list(dict.fromkeys(text for chunk in chunks for text in embedded_texts(
-        chunk, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens)))
+        chunk, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens,
+        settings.label_rows != "off")))
 
     embedder = get_embedder(settings.embedder, settings.embed_threads)
     embedder.encode(texts[:8])

@@ -124,7 +124,8 @@ def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) ->
     """Vectors for every chunk text to embed, from the cache where possible. Returns (vectors, new, reused)."""
     embedder = get_embedder(settings.embedder, settings.embed_threads)
     texts = {text_hash(t): t for o in outcomes for c in o.chunks
-             for t in embedded_texts(c, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens)}
+             for t in embedded_texts(c, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens,
+                                 settings.label_rows != "off")}
     vectors, new = embed_cached(texts, embedder, store, settings.embed_batch)
     return vectors, new, len(texts) - new  # float32 arrays: a list of Python floats is 8 times the size
 

@@ -179,20 +179,28 @@ def _counter():
     return _COUNTER
 
 
-def embed_text(chunk: Chunk, with_heading_path: bool, plain_cells: bool = False) -> str:
-    """What the embedder sees: the chunk text, optionally after its heading path, optionally with
-    table cells separated by spaces instead of ``" | "``."""
-    text = chunk.text.replace(CELL_SEPARATOR, " ") if plain_cells else chunk.text
+def index_text(chunk: Chunk, label_rows: bool) -> str:
+    """What the indexes hold for a chunk: its text, or with ``label_rows`` its table rows written
+    with their columns' labels (:attr:`Chunk.index_text`, :mod:`splitters.labels`)."""
+    return chunk.index_text or chunk.text if label_rows else chunk.text
+
+
+def embed_text(chunk: Chunk, with_heading_path: bool, plain_cells: bool = False, label_rows: bool = False) -> str:
+    """What the embedder sees: the chunk text (:func:`index_text`), optionally after its heading
+    path, optionally with table cells separated by spaces instead of ``" | "``."""
+    text = index_text(chunk, label_rows)
+    text = text.replace(CELL_SEPARATOR, " ") if plain_cells else text
     if with_heading_path and chunk.heading_path:
         return HEADING_SEPARATOR.join(chunk.heading_path) + "\n" + text
     return text
 
 
-def embedded_texts(chunk: Chunk, with_heading_path: bool, plain_cells: bool, passage_tokens: int) -> list[str]:
+def embedded_texts(chunk: Chunk, with_heading_path: bool, plain_cells: bool, passage_tokens: int,
+                   label_rows: bool = False) -> list[str]:
     """Every text embedded for one chunk: its whole :func:`embed_text` first, then its passages
     (:func:`passages`). The chunk's ``vector`` is the first one's; vector search ranks the chunk by
     the best of them all (the ``passages`` column)."""
-    whole = embed_text(chunk, with_heading_path, plain_cells)
+    whole = embed_text(chunk, with_heading_path, plain_cells, label_rows)
     return [whole, *passages(whole, passage_tokens)]
 
 

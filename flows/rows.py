@@ -13,21 +13,24 @@ from collections.abc import Mapping
 import numpy as np
 
 from flows.embedders import text_hash
-from flows.pipeline import Outcome, embedded_texts
+from flows.pipeline import Outcome, embedded_texts, index_text
 from flows.settings import Settings
+from flows.store import INDEX_TEXT
 from splitters.chunk import HEADING_SEPARATOR
 
 
 def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.ndarray], dim: int,
                indexed_at: dt.datetime) -> list[dict]:
-    """The chunk rows of one cut file, each with exactly :data:`flows.store.ROW_COLUMNS` in their order;
+    """The chunk rows of one cut file, each with exactly :data:`flows.store.ROW_COLUMNS` in their order
+    and then :data:`flows.store.INDEX_TEXT` (what the full-text index holds, which is not stored);
     ``vectors`` maps the hash of each text embedded for a chunk (:func:`flows.pipeline.embedded_texts`)
     to its vector."""
     rows = []
     decision = outcome.decision
     fingerprint = settings.fingerprint()
     for ordinal, chunk in enumerate(outcome.chunks):
-        texts = embedded_texts(chunk, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens)
+        texts = embedded_texts(chunk, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens,
+                               settings.label_rows != "off")
         to_embed = texts[0]
         rows.append({
             "chunk_id": f"{outcome.ref.path}#{ordinal}",
@@ -51,6 +54,8 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.nd
             "indexed_at": indexed_at,
             "vector": vectors[text_hash(to_embed)],
             "passages": [vectors[text_hash(text)] for text in texts],
+            # not a column: what the full-text index holds in place of the text (flows.store.chunk_records)
+            INDEX_TEXT: index_text(chunk, settings.label_rows == "all"),
         })
     return rows
 

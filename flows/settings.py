@@ -12,6 +12,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -47,6 +48,10 @@ class Settings(BaseSettings):
     rule_strategies: dict[str, str] = Field(default_factory=dict, description="rule name -> strategy it picks")
     embed_heading_path: bool = Field(default=False, description="prefix the heading path to the text to embed")
     embed_plain_cells: bool = Field(default=True, description="embed table cells separated by spaces, not ' | '")
+    label_rows: Literal["all", "embed", "off"] = Field(
+        default="all", description="write each table row with the header of each value beside it in what is indexed: "
+        "all (the text embedded and full text), embed (the text embedded only) or off; the text shown stays as the "
+        "document has it")
     passage_tokens: int = Field(default=PASSAGE_TOKENS, ge=0, description="also embed each chunk's windows of this many tokens "
                                 "(half-overlapping); vector search ranks a chunk by its best one (0: by the whole "
                                 "chunk only)")
@@ -141,6 +146,7 @@ class Settings(BaseSettings):
             "embedder": self.embedder,
             "embed_heading_path": self.embed_heading_path,
             "embed_plain_cells": self.embed_plain_cells,
+            "label_rows": self.label_rows,
             "passage_tokens": self.passage_tokens,
         }
         return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]

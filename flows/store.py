@@ -188,6 +188,10 @@ def chunk_schema(dim: int) -> pa.Schema:
 #: The columns :func:`chunk_records` derives, in the schema's order, last in it; a chunks table
 #: written without some of them gains them in place (:meth:`Store.upgrade`).
 DERIVED_COLUMNS = ("id", "metadata", "fts_text", "fts_words")
+#: The key of a chunk row (:func:`flows.rows.chunk_rows`) that is not a column: the text the full-text
+#: index holds for the chunk when it differs from ``text`` (table rows with their columns' labels,
+#: :mod:`splitters.labels`); ``fts_text`` is derived from it. A row without it is indexed by its text.
+INDEX_TEXT = "index_text"
 #: The columns a chunk row is built with (:func:`flows.rows.chunk_rows`), in the schema's order: all
 #: but the derived ones. Search hits and the evaluation's rankings read subsets of them.
 ROW_COLUMNS = tuple(name for name in chunk_schema(1).names if name not in DERIVED_COLUMNS)
@@ -203,7 +207,7 @@ def chunk_records(rows: Iterable[dict]) -> list[dict]:
     for row in rows:
         title = document_title(row.get("source"))
         records.append(dict(row, id=row["chunk_id"], metadata={name: row.get(name) for name in METADATA_FIELDS},
-                            fts_text=search_text(title, row.get("text")),
+                            fts_text=search_text(title, row.get(INDEX_TEXT) or row.get("text")),
                             fts_words=search_text(title, row.get("embed_text"))))
     return records
 
@@ -271,7 +275,8 @@ def chunk_table(rows: Sequence[dict], dim: int) -> pa.Table:
     through 512 Python floats (about 16 KB against its 2 KB), and a chunk holds about seven."""
     schema = chunk_schema(dim)
     scalars = pa.schema([field for field in schema if field.name not in VECTOR_COLUMNS])
-    records = [{k: v for k, v in record.items() if k not in VECTOR_COLUMNS} for record in chunk_records(rows)]
+    records = [{k: v for k, v in record.items() if k not in VECTOR_COLUMNS and k != INDEX_TEXT}
+               for record in chunk_records(rows)]
     table = pa.Table.from_pylist(records, schema=scalars)
     del records
     whole = vector_array([row["vector"] for row in rows], dim)

@@ -17,6 +17,7 @@ from parsers.model import Document
 from splitters.baselines import no_chunking, recursive_windows, token_windows
 from splitters.budget import RowSpans, block_starts, fit_to_budget, locate
 from splitters.chunk import Budget, Chunk, TokenCounter, cl100k, cl100k_counter
+from splitters.labels import label_rows
 from splitters.section import find_headings, split_sections
 from splitters.sheet import split_sheets
 from splitters.structure import split_general, split_pages, split_slides, split_whole
@@ -66,7 +67,7 @@ def split_document(doc: Document, strategy: str, count: TokenCounter, budget: Bu
     chosen = get_strategy(strategy)
     chunks = chosen.split(doc, count, budget)
     if chosen.document_aware:
-        return fit_to_budget(doc, chunks, count, budget)
+        return label_rows(doc, fit_to_budget(doc, chunks, count, budget))
     starts = block_starts(doc)
     rows: RowSpans = {}
     return [locate(doc, chunk, starts, rows) for chunk in chunks]

@@ -77,6 +77,9 @@ class Chunk:
     slide_start: int | None = None
     slide_end: int | None = None
     kinds: tuple[str, ...] = field(default=())  # block kinds the span touches, in order
+    # What the indexes hold instead of ``text`` when it differs: the table rows written with their
+    # column labels (splitters.labels); "" when the text is indexed as it is.
+    index_text: str = ""
 
 
 @lru_cache(maxsize=4)

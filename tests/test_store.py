@@ -12,6 +12,7 @@ import pytest
 from flows.store import (
     CACHE,
     DERIVED_COLUMNS,
+    INDEX_TEXT,
     PRUNE_VERSIONS,
     ROW_COLUMNS,
     TOO_MANY_FRAGMENTS,
@@ -85,7 +86,8 @@ def test_rows_hits_and_rankings_use_the_one_schemas_columns():
     settings = Settings(embedder="hashing")
     vectors = {text_hash(chunk.text): [0.0] * DIM, text_hash("제1장\n" + chunk.text): [0.0] * DIM}
     (built,) = chunk_rows(outcome, settings, vectors, DIM, now())
-    assert tuple(built) == ROW_COLUMNS == tuple(n for n in chunk_schema(DIM).names if n not in DERIVED_COLUMNS)
+    assert tuple(built) == (*ROW_COLUMNS, INDEX_TEXT)
+    assert ROW_COLUMNS == tuple(n for n in chunk_schema(DIM).names if n not in DERIVED_COLUMNS)
     assert set(HIT_KEYS) - {"score", "where"} <= set(ROW_COLUMNS)
     assert set(runner._COLUMNS) <= set(ROW_COLUMNS)
 

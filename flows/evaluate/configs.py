@@ -7,7 +7,8 @@
   ``--variant heading=on``, ``--variant strategy=section,max=600``); keys: ``max``, ``min``,
   ``ceiling``, ``pack``, ``heading`` (embed the heading path before the text), ``cells``
   (``plain``: embed table cells separated by spaces, as ingest does; ``piped``: as the text shows
-  them), ``strategy`` (forced for every file), ``only`` (the variant's budget for the files the
+  them), ``rows`` (``labelled``: index and embed table rows with their columns' labels, as ingest
+  does; ``embedded``: in the text embedded only; ``plain``: as the text shows them), ``strategy`` (forced for every file), ``only`` (the variant's budget for the files the
   classifier gives that strategy, the default budget for the rest: ``--variant only=sheet,pack=250``).
 
 Each configuration becomes its own knowledge base (a pair of LanceDB tables) in the evaluation
@@ -26,7 +27,9 @@ DEFAULT = "seams"
 #: What ``seams evaluate`` compares when no ``--configs`` are given.
 DEFAULT_CONFIGS = (DEFAULT, "tokens:200/0", "tokens:250/125", "tokens:400/0", "tokens:800/400",
                    "recursive:200/0", "recursive:400/0", "none")
-VARIANT_KEYS = ("max", "min", "ceiling", "pack", "heading", "cells", "strategy", "only")
+VARIANT_KEYS = ("max", "min", "ceiling", "pack", "heading", "cells", "rows", "strategy", "only")
+#: ``--variant rows=…``: where table rows are written with their columns' labels (Settings.label_rows)
+ROWS = {"labelled": "all", "embedded": "embed", "plain": "off"}
 _ON = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
 
 
@@ -37,6 +40,7 @@ class Configuration:
     budget: Budget = field(default_factory=Budget)
     heading_path: bool = False  # embed "heading path + text" instead of the text
     plain_cells: bool = True  # embed table cells separated by spaces instead of " | " (as ingest does)
+    label_rows: str = "all"  # table rows with their columns' labels in what is indexed: all, embed or off (Settings)
     only: str | None = None  # the budget is for files the classifier cuts with this strategy; the rest: default
 
     @property
@@ -105,6 +109,9 @@ def variant(spec: str) -> Configuration:
     cells = values.get("cells", "plain").lower()
     if cells not in ("plain", "piped"):
         raise UsageError(f"--variant cells=plain|piped, got {values['cells']!r}")
+    rows = values.get("rows", "labelled").lower()
+    if rows not in ROWS:
+        raise UsageError(f"--variant rows={'|'.join(ROWS)}, got {values['rows']!r}")
     strategy = values.get("strategy")
     if strategy is not None:
         get_strategy(strategy)
@@ -117,7 +124,7 @@ def variant(spec: str) -> Configuration:
     name = f"{DEFAULT} " + ",".join(f"{k}={values[k]}" for k in VARIANT_KEYS if k in values)
     budget = Budget(minimum, maximum, ceiling, numbers.get("pack", Budget().pack))
     return Configuration(name, strategy=strategy, budget=budget, heading_path=_ON[heading],
-                         plain_cells=cells == "plain", only=only)
+                         plain_cells=cells == "plain", label_rows=ROWS[rows], only=only)
 
 
 def configurations(names: list[str] | None = None, variants: list[str] | None = None) -> list[Configuration]:

@@ -108,7 +108,7 @@ def config_settings(config: Configuration, options: Options, dataset: str = "") 
         **options.settings.model_dump(), "db": options.store_uri, "kb": config.kb(options.embedder, dataset),
         "strategy": config.strategy, "min_tokens": budget.min_tokens, "max_tokens": budget.max_tokens,
         "merge_ceiling": budget.merge_ceiling, "pack_tokens": budget.pack, "embed_heading_path": config.heading_path,
-        "embed_plain_cells": config.plain_cells,
+        "embed_plain_cells": config.plain_cells, "label_rows": config.label_rows,
     })
 
 
@@ -121,7 +121,8 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     store = Store(options.store_uri, settings.kb)
     store.drop_stale_caches()
     texts = {text_hash(text): text for _, chunks in cuts.values() for c in chunks
-             for text in embedded_texts(c, config.heading_path, config.plain_cells, settings.passage_tokens)}
+             for text in embedded_texts(c, config.heading_path, config.plain_cells, settings.passage_tokens,
+                                            config.label_rows != "off")}
     vectors, embedded, embed_seconds = embed_texts(texts, embedder, store, options.batch, config.name)
     started = time.perf_counter()
     store.drop_chunks()
