@@ -3,6 +3,9 @@
 - ``seams``: the document-aware default — the classifier picks each file's strategy, default budget;
 - any strategy name (``section``, ``page``, …): forced for every file, with the default budget;
 - the baselines ``tokens:SIZE/OVERLAP``, ``recursive:SIZE/OVERLAP`` and ``none`` (whole documents);
+- peers, ``peer:NAME`` (``peer:langchain``, ``peer:llamaindex``, ``peer:unstructured``,
+  ``peer:chonkie``): another tool's own parsing and chunking of the files (:mod:`flows.peers`),
+  embedded, stored and searched as seams' chunks are, scored by evidence containment;
 - variants of the default named by their settings (``--variant max=400``,
   ``--variant heading=on``, ``--variant strategy=section,max=600``); keys: ``max``, ``min``,
   ``ceiling``, ``pack``, ``heading`` (embed the heading path before the text), ``cells``
@@ -21,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from flows.errors import UsageError
+from flows.peers import PEERS, PREFIX, peer_name
 from splitters import Budget, get_strategy
 
 DEFAULT = "seams"
@@ -42,10 +46,13 @@ class Configuration:
     plain_cells: bool = True  # embed table cells separated by spaces instead of " | " (as ingest does)
     label_rows: str = "all"  # table rows with their columns' labels in what is indexed: all, embed or off (Settings)
     only: str | None = None  # the budget is for files the classifier cuts with this strategy; the rest: default
+    peer: str | None = None  # another tool parses and chunks the files (flows.peers)
 
     @property
     def baseline(self) -> bool:
-        """A fixed-size baseline or ``none``: the budget step does not run."""
+        """A fixed-size baseline, ``none`` or a peer: seams' budget step does not run."""
+        if self.peer is not None:
+            return True
         return self.strategy is not None and not get_strategy(self.strategy).document_aware
 
     @property
@@ -56,7 +63,7 @@ class Configuration:
     @property
     def size_limit(self) -> int | None:
         """The most tokens a chunk should have: the merge ceiling, a baseline's SIZE, or None."""
-        if self.strategy == "none":
+        if self.strategy == "none" or self.peer is not None:
             return None
         match = re.match(r"^(?:tokens|recursive):(\d+)", self.strategy or "")
         return int(match.group(1)) if match else self.budget.merge_ceiling
@@ -74,14 +81,17 @@ def _slug(text: str) -> str:
 
 
 def configuration(name: str) -> Configuration:
-    """``seams``, a strategy or a baseline by name; raises ValueError listing what is known."""
+    """``seams``, a strategy, a baseline or a peer by name; raises UsageError listing what is known."""
     name = name.strip()
     if name == DEFAULT:
         return Configuration(DEFAULT)
+    if name.startswith(PREFIX):
+        return Configuration(f"{PREFIX}{peer_name(name)}", peer=peer_name(name))
     try:
         strategy = get_strategy(name).name
     except ValueError as exc:
-        raise UsageError(f"unknown configuration {name!r}: use {DEFAULT!r} or a strategy ({exc})") from None
+        raise UsageError(f"unknown configuration {name!r}: use {DEFAULT!r}, a strategy ({exc}) "
+                         f"or a peer ({', '.join(PREFIX + p for p in PEERS)})") from None
     return Configuration(strategy, strategy=strategy)
 
 

@@ -69,7 +69,8 @@ def print_summary(evaluation) -> None:
         table.add_column("chunks", justify="right")
         table.add_column("mean tok", justify="right")
         for row in picked:
-            cells = [f"{100 * row[key]:.1f}" if share else f"{row[key]:.3f}" for key, _, share in METRICS]
+            cells = ["–" if row[key] != row[key] else f"{100 * row[key]:.1f}" if share else f"{row[key]:.3f}"
+                     for key, _, share in METRICS]  # NaN (a peer's precision, IoU): not defined
             table.add_row(row["configuration"], *cells, f"{row['chunks']:,}", f"{row['tokens_mean']:.0f}")
         out.print(table)
     out.print(f"best mode by mean recall: [bold]{best_mode(rows, evaluation.options.modes)}[/]")

@@ -58,6 +58,7 @@ class Question:
     group: str  # the break-down key: the corpus (Chroma) or the file format (folder)
     kind: str = ""  # what the answer sits in (section, table, table_row, slide, …), when the file says
     language: str = ""
+    evidence: tuple[str, ...] = ()  # the evidence strings as given (peers are scored by containment)
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,8 @@ class Dataset:
     unlocated: tuple[Unlocated, ...] = ()
     failed_documents: tuple[tuple[str, str], ...] = ()  # (doc_id, reason): files that did not parse
     group_by: str = "group"  # what Question.group names: "corpus" or "format"
+    #: (doc_id, path) of every file of the collection, parsed or not: what a peer reads (flows.peers)
+    files: tuple[tuple[str, str], ...] = ()
 
     @property
     def excerpts(self) -> int:
@@ -102,7 +105,7 @@ class Dataset:
             return self
         questions = self.questions[:count]
         return Dataset(self.name, self.documents, self.groups, questions, self.unlocated,
-                       self.failed_documents, self.group_by)
+                       self.failed_documents, self.group_by, self.files)
 
 
 # -- locating evidence ----------------------------------------------------------------------------
@@ -239,6 +242,7 @@ def load_chroma(root: str | Path) -> Dataset:
         except json.JSONDecodeError as exc:
             raise UsageError(f"{questions_csv}: question {number + 1}: bad references JSON: {exc}") from exc
         excerpts, missing = [], []
+        evidence = tuple(str(reference["content"]) for reference in references)
         for reference in references:
             # The raw offset, carried over as "so many letters and digits in", picks the occurrence.
             hint_count = raws[doc_id].alnum_before(int(reference["start_index"]))
@@ -252,10 +256,12 @@ def load_chroma(root: str | Path) -> Dataset:
             reason = "no references" if not missing else f"not found in the parsed text: {_short(missing[0])!r}"
             unlocated.append(Unlocated(qid, row["question"], reason))
             continue
-        questions.append(Question(qid, row["question"], tuple(excerpts), row["corpus_id"]))
+        questions.append(Question(qid, row["question"], tuple(excerpts), row["corpus_id"], evidence=evidence))
     groups = {doc_id: Path(doc_id).stem for doc_id in documents}
+    files = tuple((f"{corpus_id}.md", str(corpora / f"{corpus_id}.md")) for corpus_id in corpus_ids
+                  if (corpora / f"{corpus_id}.md").is_file())
     return Dataset(root.name or "chroma", documents, groups, tuple(questions), tuple(unlocated),
-                   tuple(failed), "corpus")
+                   tuple(failed), "corpus", files)
 
 
 # -- a folder of files + a JSONL questions file -----------------------------------------------------
@@ -297,9 +303,11 @@ def load_folder(root: str | Path, questions_path: str | Path) -> Dataset:
     items = read_questions(questions_path)
     documents: dict[str, Document] = {}
     failed: list[tuple[str, str]] = []
+    files: list[tuple[str, str]] = []
     for ref in walk(root_path):
         if Path(ref.path).resolve() == Path(questions_path).resolve():
             continue  # the questions file may live inside the folder; it is not a document
+        files.append((ref.doc_id, ref.path))
         try:
             documents[ref.doc_id] = parse(ref.path)
         except ParseError as exc:
@@ -327,10 +335,10 @@ def load_folder(root: str | Path, questions_path: str | Path) -> Dataset:
                                        f"evidence not found in {doc_id}: {_short(missing[0])!r}"))
             continue
         questions.append(Question(item["id"], item["question"], tuple(excerpts), documents[doc_id].format,
-                                  item["kind"], item["language"]))
+                                  item["kind"], item["language"], tuple(item["evidence"])))
     groups = {doc_id: doc.format for doc_id, doc in documents.items()}
     return Dataset(root_path.resolve().name, documents, groups, tuple(questions), tuple(unlocated),
-                   tuple(failed), "format")
+                   tuple(failed), "format", tuple(files))
 
 
 def _doc_id(root: Path, name: str, documents: Iterable[str]) -> str | None:

@@ -200,6 +200,32 @@ def document_dcg(excerpts: Sequence[Span], retrieved: Sequence[Span]) -> float:
     return total
 
 
+# -- containment (chunks known by their text only: peers) -------------------------------------------
+def fold(text: str) -> str:
+    """Letters and digits only, case-folded: what containment compares, so that a table rendered
+    with tabs instead of `` | `` or a number without its thousands separator still holds the
+    evidence. (Evidence strings are sentences or table rows, long enough not to match by chance.)"""
+    return "".join(c for c in text.casefold() if c.isalnum())
+
+
+def fold_spaces(text: str) -> str:
+    """Whitespace runs as one space: the strict comparison (the text kept as it was written)."""
+    return " ".join(text.split())
+
+
+def held(evidence: Sequence[str], texts: Sequence[str]) -> list[bool]:
+    """For each (folded) evidence string, whether one of the (folded) texts contains it whole."""
+    return [bool(e) and any(e in t for t in texts) for e in evidence]
+
+
+def first_holding_rank(evidence: Sequence[str], texts: Sequence[str]) -> int | None:
+    """1-based rank of the first (folded) text holding any (folded) evidence string whole, or None."""
+    for rank, text in enumerate(texts, start=1):
+        if any(e and e in text for e in evidence):
+            return rank
+    return None
+
+
 # -- intrinsic checks --------------------------------------------------------------------------------
 def tables_split_without_header(doc: Document, chunks: Sequence[Chunk]) -> int:
     """Chunks that start inside a table, past its header rows, without repeating the header."""

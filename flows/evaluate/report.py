@@ -16,6 +16,7 @@ Files written to the report folder:
 from __future__ import annotations
 
 import csv
+import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -28,7 +29,7 @@ from flows.markdown import table as markdown_table
 #: Summary columns: (key, header, is a share shown in %).
 METRICS = (
     ("recall", "recall", True), ("precision", "precision", True), ("omega", "precision-Ω", True),
-    ("iou", "IoU", True), ("hit", "hit@k", True), ("reciprocal_rank", "MRR@k", False),
+    ("iou", "IoU", True), ("hit", "hit@k", True), ("text_hit", "text hit@k", True), ("reciprocal_rank", "MRR@k", False),
     ("doc_recall", "doc recall@k", True), ("dcg", "doc DCG@k", False),
 )
 LISTED_LOSSES = 5  # per configuration, in the Markdown report (all of them are in losses.csv)
@@ -50,7 +51,17 @@ class Loss:
 
 # -- aggregation (pure) --------------------------------------------------------------------------
 def mean_of(scores: Sequence[QueryScore], key: str) -> float:
-    return statistics.fmean(float(getattr(s, key)) for s in scores) if scores else 0.0
+    """The mean over the scores; NaN (a peer's precision or IoU: not defined) when every value is."""
+    if not scores:
+        return 0.0
+    values = [float(getattr(s, key)) for s in scores]
+    finite = [v for v in values if not math.isnan(v)]
+    return statistics.fmean(finite) if finite else math.nan
+
+
+def _finite(value: float) -> float:
+    """A value for comparisons: NaN (not defined) ranks below everything."""
+    return -1.0 if math.isnan(value) else value
 
 
 def summary_rows(evaluation: Evaluation) -> list[dict]:
@@ -121,23 +132,24 @@ def best_mode(rows: list[dict], modes: Sequence[str]) -> str:
     reference left out (ties: IoU)."""
     def key(mode: str) -> tuple[float, float]:
         picked = [r for r in rows if r["mode"] == mode and not r["reference"]] or [r for r in rows if r["mode"] == mode]
-        return (statistics.fmean(r["recall"] for r in picked), statistics.fmean(r["iou"] for r in picked))
+        ious = [r["iou"] for r in picked if not math.isnan(r["iou"])] or [0.0]
+        return (statistics.fmean(r["recall"] for r in picked), statistics.fmean(ious))
     return max(modes, key=key)
 
 
 # -- Markdown --------------------------------------------------------------------------------------
 def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
+    return "–" if value is None or math.isnan(value) else f"{100 * value:.1f}"
 
 
 def _num(value: float, digits: int = 3) -> str:
-    return f"{value:.{digits}f}"
+    return "–" if math.isnan(value) else f"{value:.{digits}f}"
 
 
 def _summary_table(evaluation: Evaluation, rows: list[dict], mode: str) -> str:
     picked = [r for r in rows if r["mode"] == mode]
     contenders = _contenders(evaluation, picked)
-    best = {key: max((r[key] for r in contenders), default=0.0) for key, _, _ in METRICS}
+    best = {key: max((_finite(r[key]) for r in contenders), default=0.0) for key, _, _ in METRICS}
     references = {c.name for c in evaluation.configurations if c.reference}
     body = []
     for row in picked:
@@ -222,6 +234,20 @@ def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "")
                "SIZE (baselines). *Tables split w/o header*: chunks that start inside a table past its header "
                "rows without repeating them. *Headers at chunk end*: chunks whose last line is a section header "
                "(glued to the previous section). Embed time counts only texts not already in the cache.\n")
+    peers = [c for c in evaluation.costs if c.peak_rss is not None]
+    if peers:
+        out.append("## Peers: what they read and what they hold\n")
+        body = [[c.configuration, f"{c.cut_seconds:.1f}", f"{c.peak_rss / 2**20:.0f}", str(len(c.unread)),
+                 "; ".join(f"`{d}` ({why})" for d, why in c.unread[:5]) + (" …" if len(c.unread) > 5 else "")]
+                for c in peers]
+        out.append(markdown_table(["peer", "parse + chunk s", "peak RSS MiB", "files unread", "which (why)"], body,
+                                  right=[False, True, True, True, False]) + "\n")
+    body = [[c.configuration, str(c.evidence), str(c.evidence_lost), str(c.evidence_altered)] for c in evaluation.costs]
+    if any(c.evidence for c in evaluation.costs):
+        out.append("Evidence strings no chunk holds whole (*lost*: not even with only letters and digits "
+                   "compared — text dropped, or cut between two chunks; *altered*: held only when "
+                   "punctuation and spacing are ignored):\n")
+        out.append(markdown_table(["configuration", "evidence strings", "lost", "altered"], body) + "\n")
     out += _loss_section(evaluation, modes, primary)
     if data.unlocated:
         out.append(f"## Unlocated questions ({len(data.unlocated)})\n")
@@ -238,8 +264,8 @@ def _headlines(evaluation: Evaluation, rows: list[dict], modes: Sequence[str]) -
     lines = []
     for mode in modes:
         picked = _contenders(evaluation, [r for r in rows if r["mode"] == mode])
-        top = max(picked, key=lambda r: (r["recall"], r["iou"]))
-        top_iou = max((r for r in picked if r["recall"] > 0), key=lambda r: r["iou"], default=top)
+        top = max(picked, key=lambda r: (r["recall"], _finite(r["iou"])))
+        top_iou = max((r for r in picked if r["recall"] > 0), key=lambda r: _finite(r["iou"]), default=top)
         level = [r["configuration"] for r in picked if r is not top and _pct(r["recall"]) == _pct(top["recall"])]
         tied = f", level on recall with {', '.join(level)}" if level else ""
         lines.append(f"- **{mode}**: best recall **{top['configuration']}** ({_pct(top['recall'])} %, IoU "
@@ -249,7 +275,7 @@ def _headlines(evaluation: Evaluation, rows: list[dict], modes: Sequence[str]) -
     primary = best_mode(rows, modes)
     lines.append(f"- Best retrieval mode on this data set (mean recall over configurations): **{primary}**.")
     aware = [c.name for c in evaluation.configurations if not c.baseline]
-    baselines = [c.name for c in evaluation.configurations if c.baseline and not c.reference]
+    baselines = [c.name for c in evaluation.configurations if c.baseline and not c.reference and c.peer is None]
     if aware and baselines:
         picked = {r["configuration"]: r for r in rows if r["mode"] == primary}
         for name in aware:
@@ -318,6 +344,11 @@ _DEFINITIONS = """## How the numbers are computed
   sharing a character with an excerpt (0 past k). **doc recall@k**: share of the documents holding
   evidence that appear in the top {k}; **doc DCG@k**: Σ over those documents of 1 / log2(1 + rank of
   their first chunk). Ranks in `ranks.csv` are read {depth} deep.
+- **text hit@k** (containment, for every configuration): every evidence string, as the questions
+  give it, is inside one of the top {k} chunks' texts, compared on letters and digits only,
+  case-folded. A peer (`peer:NAME`: another tool's parsing and chunking) is scored only so: its
+  chunks have no offsets in seams' parsed text, so its hit@k, recall (share of evidence strings held)
+  and MRR@k are containment's, and its precision, IoU and precision-Ω are not defined (–).
 - Retrieval: every configuration is its own LanceDB table over the whole collection. Vector search
   is exact (cosine, no ANN index); full-text is BM25 as `seams search` runs it (stemmed words for
   queries in Latin letters, character 2–3-grams otherwise, e.g. Korean); hybrid is reciprocal-rank
@@ -343,7 +374,8 @@ def rank_rows(evaluation: Evaluation) -> list[dict]:
         "question": questions[s.qid].text, "configuration": s.configuration,
         "mode": s.mode, "rank": "" if s.rank is None else s.rank, "recall": round(s.recall, 4),
         "precision": round(s.precision, 4), "precision_omega": round(s.omega, 4), "iou": round(s.iou, 4),
-        "hit": int(s.hit), "reciprocal_rank": round(s.reciprocal_rank, 4), "doc_recall": round(s.doc_recall, 4),
+        "hit": int(s.hit), "text_hit": int(s.text_hit), "text_recall": round(s.text_recall, 4),
+        "reciprocal_rank": round(s.reciprocal_rank, 4), "doc_recall": round(s.doc_recall, 4),
         "doc_dcg": round(s.dcg, 4), "retrieved_tokens": round(s.retrieved_tokens, 1),
     } for s in evaluation.scores]
 
@@ -356,6 +388,8 @@ def cost_rows(evaluation: Evaluation) -> list[dict]:
         "write_seconds": round(c.write_seconds, 2), "within_budget": c.within_budget, "under_min": c.under_min,
         "tables_split_without_header": c.tables_split, "headers_at_chunk_end": c.headings_at_end,
         "strategies": "; ".join(f"{s}={n}" for s, n in c.strategies),
+        "evidence": c.evidence, "evidence_lost": c.evidence_lost, "evidence_altered": c.evidence_altered,
+        "files_unread": len(c.unread), "peak_rss_bytes": c.peak_rss,
     } for c in evaluation.costs]
 
 

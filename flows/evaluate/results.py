@@ -81,6 +81,16 @@ class Cost:
     tables_split: int  # chunks that start inside a table without its header rows
     headings_at_end: int  # chunks that end with a section header
     strategies: tuple[tuple[str, int], ...] = ()  # strategy -> files cut with it
+    #: Evidence strings of the scored questions: how many, how many no chunk holds whole (letters and
+    #: digits compared: text lost or cut apart), and how many a chunk holds only when punctuation and
+    #: spacing are ignored (text altered: ``9467`` for ``9,467``, tabs for `` | ``).
+    evidence: int = 0
+    evidence_lost: int = 0
+    evidence_altered: int = 0
+    #: A peer's own parse + chunk in a child process: the files it could not read (doc_id, reason)
+    #: and the child's peak resident memory in bytes (None for seams' configurations, cut in-process).
+    unread: tuple[tuple[str, str], ...] = ()
+    peak_rss: int | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +109,11 @@ class QueryScore:
     doc_recall: float
     dcg: float
     retrieved_tokens: float = 0.0  # mean tokens of the top-k chunks (what a reader of the results pays)
+    #: Containment, for every configuration: every evidence string is inside one of the top-k chunks'
+    #: texts (letters and digits compared), and the share of evidence strings that are. A peer's chunks
+    #: have no offsets in seams' text, so for a peer these are its hit and recall.
+    text_hit: bool = False
+    text_recall: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ they always hold this data set.
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +35,7 @@ from flows.evaluate import metrics, report
 from flows.evaluate.configs import Configuration, configurations
 from flows.evaluate.datasets import Dataset, Question, load_chroma, load_folder
 from flows.evaluate.results import DEFAULT_DB, Cost, Evaluation, Options, QueryScore
+from flows.peers import PEERS, PeerRun, run_peer
 from flows.pipeline import CutConfig, FileRef, Outcome, cut_document, embedded_texts
 from flows.progress import Listeners
 from flows.rows import chunk_rows
@@ -41,6 +43,7 @@ from flows.search import MODES, ensure_fts_index, fts_ranking, fuse
 from flows.settings import Settings
 from flows.store import VECTOR_SEARCH_COLUMN, Store, now
 from splitters import Budget, Chunk
+from splitters.chunk import cl100k
 
 _COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]  # what scoring reads of a ranked chunk (flows.store.ROW_COLUMNS)
 
@@ -100,6 +103,57 @@ def cut_configuration(dataset: Dataset, config: Configuration) -> tuple[dict[str
     return cuts, time.perf_counter() - started
 
 
+def cut_peer(dataset: Dataset, config: Configuration) -> tuple[dict[str, tuple[Decision, list[Chunk]]], float, PeerRun]:
+    """The collection's files parsed and chunked by a peer in a child process (:mod:`flows.peers`).
+    Each file's chunk texts become :class:`Chunk` objects laid end to end in a text of their own
+    (a peer's chunks have no offsets in seams' parsed text): the store and the rankings need a
+    span per chunk; scoring reads the chunks' texts. Returns (doc_id -> cut, seconds, the run)."""
+    files = dataset.files or tuple((doc_id, doc.path) for doc_id, doc in dataset.documents.items())
+    _say(f"{config.name}: {PEERS[config.peer].summary}, in a child process")
+    run = run_peer(config.peer, files)
+    count = cl100k()
+    decision = Decision(config.name, config.peer, PEERS[config.peer].summary)
+    texts: dict[str, list[str]] = {}
+    for doc_id, text in run.chunks:
+        texts.setdefault(doc_id, []).append(text)
+    cuts: dict[str, tuple[Decision, list[Chunk]]] = {}
+    for doc_id, chunk_texts in texts.items():
+        chunks, offset = [], 0
+        for text in chunk_texts:
+            chunks.append(Chunk(text, offset, offset + len(text), len(count.encode(text, disallowed_special=()))))
+            offset += len(text) + 1
+        cuts[doc_id] = (decision, chunks)
+    return cuts, run.seconds, run
+
+
+def evidence_lost(dataset: Dataset, cuts: dict[str, tuple[Decision, list[Chunk]]]) -> tuple[int, int, int]:
+    """(evidence strings, held by no chunk even with only letters and digits compared, held only so)."""
+    total = lost = altered = 0
+    loose: dict[str, list[str]] = {}
+    strict: dict[str, list[str]] = {}
+    for question in dataset.questions:
+        doc_id = question.excerpts[0].doc_id if question.excerpts else ""
+        if doc_id not in loose:
+            chunks = cuts.get(doc_id, (None, []))[1]
+            loose[doc_id] = [metrics.fold(c.text) for c in chunks]
+            strict[doc_id] = [metrics.fold_spaces(c.text) for c in chunks]
+        for evidence in _evidence(question, dataset):
+            total += 1
+            if not metrics.held([metrics.fold(evidence)], loose[doc_id])[0]:
+                lost += 1
+            elif not metrics.held([metrics.fold_spaces(evidence)], strict[doc_id])[0]:
+                altered += 1
+    return total, lost, altered
+
+
+def _evidence(question: Question, dataset: Dataset) -> tuple[str, ...]:
+    """The question's evidence strings as given, or (a data set built without them) as located."""
+    if question.evidence:
+        return question.evidence
+    return tuple(dataset.documents[e.doc_id].text[e.start:e.end] for e in question.excerpts
+                 if e.doc_id in dataset.documents)
+
+
 def config_settings(config: Configuration, options: Options, dataset: str = "") -> Settings:
     """The settings of a configuration's knowledge base: the command's, with the configuration's own
     cut and its table in the embedder's database."""
@@ -113,7 +167,7 @@ def config_settings(config: Configuration, options: Options, dataset: str = "") 
 
 
 def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str, tuple[Decision, list[Chunk]]],
-                        cut_seconds: float, options: Options) -> Cost:
+                        cut_seconds: float, options: Options, run: PeerRun | None = None) -> Cost:
     """Embed the configuration's chunks (cache first) and write them as a fresh KB with its
     full-text index. Returns the configuration's cost and intrinsic checks."""
     settings = config_settings(config, options, dataset.name)
@@ -129,12 +183,16 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     indexed_at = now()
     rows: list[dict] = []
     paths: list[str] = []
+    file_paths = dict(dataset.files)
     for doc_id, (decision, chunks) in cuts.items():
-        doc = dataset.documents[doc_id]
-        ref = FileRef(root=dataset.name, path=doc.path, doc_id=doc_id, size=len(doc.text), mtime=0.0)
-        outcome = Outcome(ref, text_hash(doc.text), doc.format, decision, tuple(chunks))
+        doc = dataset.documents.get(doc_id)  # a peer may read a file seams did not
+        path = doc.path if doc else file_paths.get(doc_id, doc_id)
+        text = doc.text if doc else "\n".join(c.text for c in chunks)
+        fmt = doc.format if doc else Path(path).suffix.lstrip(".").lower()
+        ref = FileRef(root=dataset.name, path=path, doc_id=doc_id, size=len(text), mtime=0.0)
+        outcome = Outcome(ref, text_hash(text), fmt, decision, tuple(chunks))
         rows.extend(chunk_rows(outcome, settings, vectors, embedder.dim, indexed_at))
-        paths.append(doc.path)
+        paths.append(path)
     store.replace_documents(rows, paths, embedder.dim)
     ensure_fts_index(store.chunks_table())
     store.update_passages()
@@ -146,6 +204,8 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     strategies: dict[str, int] = {}
     for decision, _ in cuts.values():
         strategies[decision.strategy] = strategies.get(decision.strategy, 0) + 1
+    evidence, lost, altered = evidence_lost(dataset, cuts)
+    peer = config.peer is not None  # a peer's chunks are not spans of seams' text: no intrinsic checks
     return Cost(
         configuration=config.name,
         chunks=len(all_chunks),
@@ -159,9 +219,13 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
         write_seconds=write_seconds,
         within_budget=None if limit is None else sum(t <= limit for t in tokens) / len(tokens),
         under_min=None if config.baseline else sum(t < config.budget.min_tokens for t in tokens) / len(tokens),
-        tables_split=sum(metrics.tables_split_without_header(dataset.documents[d], ch) for d, (_, ch) in cuts.items()),
-        headings_at_end=sum(metrics.headings_at_chunk_end(dataset.documents[d], ch) for d, (_, ch) in cuts.items()),
+        tables_split=0 if peer else sum(metrics.tables_split_without_header(dataset.documents[d], ch)
+                                        for d, (_, ch) in cuts.items()),
+        headings_at_end=0 if peer else sum(metrics.headings_at_chunk_end(dataset.documents[d], ch)
+                                           for d, (_, ch) in cuts.items()),
         strategies=tuple(sorted(strategies.items())),
+        evidence=evidence, evidence_lost=lost, evidence_altered=altered,
+        unread=run.failed if run else (), peak_rss=run.peak_rss if run else None,
     )
 
 
@@ -201,31 +265,60 @@ def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray,
 
 def score_configuration(questions: Sequence[Question], config: Configuration, cuts: dict[str, tuple[Decision, list[Chunk]]],
                         rankings: dict[str, list[list[metrics.Span]]], k: int) -> list[QueryScore]:
-    """Per-query scores of one configuration in every mode it was ranked in."""
+    """Per-query scores of one configuration in every mode it was ranked in. Every configuration is
+    also scored by containment (``text_hit``, ``text_recall``); a peer only so: its chunks are not
+    spans of seams' text, so its rank, hit and recall are containment's and its precision, IoU and
+    precision-Ω are not defined (NaN)."""
     chunk_spans = {doc_id: [metrics.Span(doc_id, c.start, c.end) for c in chunks] for doc_id, (_, chunks) in cuts.items()}
     tokens = {(doc_id, c.start, c.end): c.tokens for doc_id, (_, chunks) in cuts.items() for c in chunks}
+    texts = {(doc_id, c.start, c.end): c.text for doc_id, (_, chunks) in cuts.items() for c in chunks}
+    folded: dict[tuple[str, int, int], str] = {}
+
+    def folded_text(span: metrics.Span) -> str:
+        key = (span.doc_id, span.start, span.end)
+        if key not in folded:
+            folded[key] = metrics.fold(texts.get(key, ""))
+        return folded[key]
+
+    peer = config.peer is not None
     scores: list[QueryScore] = []
     for index, question in enumerate(questions):
         excerpts = [metrics.Span(e.doc_id, e.start, e.end) for e in question.excerpts]
-        candidates = [s for doc_id in dict.fromkeys(e.doc_id for e in excerpts) for s in chunk_spans.get(doc_id, ())]
-        omega = metrics.precision_omega(excerpts, candidates)
+        docs = {e.doc_id for e in excerpts}
+        # no evidence strings (a question built in code, not loaded): no containment score
+        evidence = [metrics.fold(e) for e in question.evidence]
+        candidates = [s for doc_id in docs for s in chunk_spans.get(doc_id, ())]
+        omega = math.nan if peer else metrics.precision_omega(excerpts, candidates)
         for mode, ranked in rankings.items():
             top = ranked[index][:k]
-            overlap = metrics.overlap_scores(excerpts, top)
-            rank = metrics.first_evidence_rank(excerpts, ranked[index])
+            # containment counts only chunks of the question's file, as overlap counts only its spans
+            ranked_texts = [folded_text(s) if s.doc_id in docs else "" for s in ranked[index]]
+            contained = metrics.held(evidence, ranked_texts[:k])
+            text_recall = sum(contained) / len(contained) if contained else 0.0
+            text_hit = bool(contained) and all(contained)
+            if peer:
+                rank = metrics.first_holding_rank(evidence, ranked_texts)
+                recall, precision, iou, hit = text_recall, math.nan, math.nan, text_hit
+            else:
+                overlap = metrics.overlap_scores(excerpts, top)
+                rank = metrics.first_evidence_rank(excerpts, ranked[index])
+                recall, precision, iou, hit = overlap.recall, overlap.precision, overlap.iou, overlap.hit
             scores.append(QueryScore(
                 qid=question.qid, group=question.group, configuration=config.name, mode=mode, rank=rank,
-                recall=overlap.recall, precision=overlap.precision, iou=overlap.iou, omega=omega,
-                hit=overlap.hit, reciprocal_rank=metrics.reciprocal_rank(rank, k),
+                recall=recall, precision=precision, iou=iou, omega=omega,
+                hit=hit, reciprocal_rank=metrics.reciprocal_rank(rank, k),
                 doc_recall=metrics.document_recall(excerpts, top), dcg=metrics.document_dcg(excerpts, top),
                 retrieved_tokens=statistics.fmean(tokens.get((s.doc_id, s.start, s.end), 0) for s in top) if top else 0.0,
+                text_hit=text_hit, text_recall=text_recall,
             ))
     return scores
+
 
 
 # -- the flow --------------------------------------------------------------------------------------
 _load = task(name="load-dataset", cache_policy=NO_CACHE)(load_dataset)
 _cut = task(name="cut-configuration", cache_policy=NO_CACHE)(cut_configuration)
+_cut_peer = task(name="cut-peer", cache_policy=NO_CACHE)(cut_peer)
 _index = task(name="index-configuration", cache_policy=NO_CACHE)(index_configuration)
 _score = task(name="score-configuration", cache_policy=NO_CACHE)(score_configuration)
 
@@ -271,9 +364,13 @@ def evaluate_flow(source: str, path: str, questions: str | None = None, configs:
     scores: list[QueryScore] = []
     retrieval_seconds, fts_failures = 0.0, 0
     for number, config in enumerate(chosen, start=1):
-        _say(f"[{number}/{len(chosen)}] {config.name}: cutting {len(dataset.documents)} documents")
-        cuts, cut_seconds = _cut(quote(dataset), config)
-        cost = _index(quote(dataset), config, quote(cuts), cut_seconds, options)
+        if config.peer:
+            _say(f"[{number}/{len(chosen)}] {config.name}: parsing and chunking {len(dataset.files)} files")
+            cuts, cut_seconds, run = _cut_peer(quote(dataset), config)
+        else:
+            _say(f"[{number}/{len(chosen)}] {config.name}: cutting {len(dataset.documents)} documents")
+            (cuts, cut_seconds), run = _cut(quote(dataset), config), None
+        cost = _index(quote(dataset), config, quote(cuts), cut_seconds, options, quote(run))
         costs.append(cost)
         _say(f"[{number}/{len(chosen)}] {config.name}: {cost.chunks:,} chunks (mean {cost.tokens_mean:.0f} tokens), "
              f"{cost.embedded:,} embedded, {cost.reused:,} from the cache; querying {', '.join(options.modes)}")
