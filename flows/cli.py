@@ -129,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--full", action="store_true", help="print whole chunk texts")
     inspect.add_argument("--chunk", type=int, metavar="N", help="print chunk N in full (negative counts from the end)")
     inspect.add_argument("--json", action="store_true", help="print the decision and chunks as JSON")
+    inspect.add_argument("--embedded", action="store_true", help="show each chunk as it is embedded (table rows "
+                         "with their columns' labels, SEAMS_LABEL_ROWS) rather than as a search shows it")
     inspect.set_defaults(run=cmd_inspect)
 
     search = sub.add_parser(
@@ -287,7 +289,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
-    return console.inspect_file(path, _settings(args), full=args.full, as_json=args.json, chunk=args.chunk)
+    return console.inspect_file(path, _settings(args), full=args.full, as_json=args.json, chunk=args.chunk,
+                                embedded=args.embedded)
 
 
 def cmd_search(args: argparse.Namespace) -> int:

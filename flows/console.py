@@ -105,14 +105,16 @@ def _report_json(report) -> dict:
 
 
 def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bool = False,
-                 chunk: int | None = None) -> int:
+                 chunk: int | None = None, embedded: bool = False) -> int:
     """Show how one file is cut and why: the decision (strategy, rule, evidence), the facts the rules
     looked at, then every chunk with its locator, token count and heading path — or, with ``chunk``
     (an ordinal as listed; negative counts from the end), that one chunk in full.
 
     JSON keeps its keys: file, format, blocks, chars, warnings, furniture (the running headers,
     footers and page numbers set aside, with their pages), decision, chunks (each chunk's fields but
-    its merge group). With ``chunk``, ``chunks`` holds that chunk alone and ``chunk`` its ordinal.
+    its merge group; ``index_text`` is its table rows with their columns' labels). With ``chunk``,
+    ``chunks`` holds that chunk alone and ``chunk`` its ordinal. With ``embedded``, each chunk is
+    shown as the embedder reads it (:func:`flows.pipeline.embed_text`).
     Returns 0, 1 when the file cannot be read, 2 for a chunk ordinal out of range.
     """
     from flows.pipeline import CutConfig, check_text_size, cut_document
@@ -162,7 +164,7 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     out.print(f"[dim]{escape(_inspect_facts(doc, settings, path.name))}[/]")
     out.print(_inspect_sizes(chunks, settings))
     for ordinal in selected:
-        _inspect_chunk(out, ordinal, chunks[ordinal], full or chunk is not None)
+        _inspect_chunk(out, ordinal, chunks[ordinal], full or chunk is not None, settings if embedded else None)
     return 0
 
 
@@ -206,13 +208,19 @@ def _inspect_sizes(chunks: list, settings: Settings) -> str:
             f"{budget.merge_ceiling})")
 
 
-def _inspect_chunk(out: Console, ordinal: int, chunk, full: bool) -> None:
+def _inspect_chunk(out: Console, ordinal: int, chunk, full: bool, embedded: Settings | None = None) -> None:
+    """One chunk: its title line, then its text — or, given the settings as ``embedded``, the text
+    embedded for it."""
+    from flows.pipeline import embed_text
+
     path_text = HEADING_SEPARATOR.join(chunk.heading_path)
     title = f"#{ordinal} · {chunk.tokens} tokens · {locator_text(chunk)}" + (f" · {path_text}" if path_text else "")
     out.rule(escape(title))
     if chunk.header:
         out.print(f"[dim](the first {chunk.header.count(chr(10))} line(s) repeat the table's header rows)[/]")
-    out.print(chunk.text if full else _preview(chunk.text), markup=False)
+    text = chunk.text if embedded is None else embed_text(chunk, embedded.embed_heading_path, embedded.embed_plain_cells,
+                                                          embedded.label_rows != "off")
+    out.print(text if full else _preview(text), markup=False)
 
 
 def locator_text(chunk) -> str:

@@ -24,6 +24,7 @@ from parsers.errors import TooLarge
 from parsers.model import CELL_SEPARATOR, Document
 from splitters import Budget, Chunk, TokenCounter, cl100k_counter, get_strategy, split_document
 from splitters.chunk import HEADING_SEPARATOR, cl100k, cl100k_floor, counts_cl100k
+from splitters.labels import join_spaced
 
 log = logging.getLogger(__name__)
 
@@ -183,6 +184,15 @@ def index_text(chunk: Chunk, label_rows: bool) -> str:
     """What the indexes hold for a chunk: its text, or with ``label_rows`` its table rows written
     with their columns' labels (:attr:`Chunk.index_text`, :mod:`splitters.labels`)."""
     return chunk.index_text or chunk.text if label_rows else chunk.text
+
+
+def full_text(chunk: Chunk, label_rows: str) -> str:
+    """What the full-text index holds for a chunk under the ``label_rows`` setting: with ``all`` its
+    :func:`index_text`; with ``embed`` its text with spaced-out labels written as words
+    (:func:`splitters.labels.join_spaced`); with ``off`` its text."""
+    if label_rows == "all":
+        return index_text(chunk, True)
+    return join_spaced(chunk.text) if label_rows == "embed" else chunk.text
 
 
 def embed_text(chunk: Chunk, with_heading_path: bool, plain_cells: bool = False, label_rows: bool = False) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from flows.embedders import text_hash
-from flows.pipeline import Outcome, embedded_texts, index_text
+from flows.pipeline import Outcome, embedded_texts, full_text
 from flows.settings import Settings
 from flows.store import INDEX_TEXT
 from splitters.chunk import HEADING_SEPARATOR
@@ -55,7 +55,7 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.nd
             "vector": vectors[text_hash(to_embed)],
             "passages": [vectors[text_hash(text)] for text in texts],
             # not a column: what the full-text index holds in place of the text (flows.store.chunk_records)
-            INDEX_TEXT: index_text(chunk, settings.label_rows == "all"),
+            INDEX_TEXT: full_text(chunk, settings.label_rows),
         })
     return rows
 

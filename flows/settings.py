@@ -49,7 +49,7 @@ class Settings(BaseSettings):
     embed_heading_path: bool = Field(default=False, description="prefix the heading path to the text to embed")
     embed_plain_cells: bool = Field(default=True, description="embed table cells separated by spaces, not ' | '")
     label_rows: Literal["all", "embed", "off"] = Field(
-        default="all", description="write each table row with the header of each value beside it in what is indexed: "
+        default="embed", description="write each table row with the header of each value beside it in what is indexed: "
         "all (the text embedded and full text), embed (the text embedded only) or off; the text shown stays as the "
         "document has it")
     passage_tokens: int = Field(default=PASSAGE_TOKENS, ge=0, description="also embed each chunk's windows of this many tokens "

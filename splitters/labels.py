@@ -150,12 +150,17 @@ def label_rows(doc: Document, chunks: Sequence[Chunk]) -> list[Chunk]:
             index += 1
             if lines.end <= chunk.start:
                 continue
-            first = max(bisect.bisect_left(lines.line_starts, chunk.start), lines.table.header_rows)
-            for row in range(first, len(lines.line_starts)):
-                line_start = lines.line_starts[row]
+            # A chunk's span leaves out the blanks at its ends: a row line that starts with an empty
+            # cell (" |  | 공공요금 | …") starts a chunk one character in, and is still whole in it.
+            first = bisect.bisect_right(lines.line_starts, chunk.start) - 1
+            if first < 0 or text[lines.line_starts[first]:chunk.start].strip():
+                first += 1
+            for row in range(max(first, lines.table.header_rows), len(lines.line_starts)):
+                line_start = max(lines.line_starts[row], chunk.start)
                 line_end = lines.line_starts[row + 1] - 1 if row + 1 < len(lines.line_starts) else lines.end
-                if line_end > chunk.end:
+                if line_end > chunk.end and text[chunk.end:line_end].strip():
                     break
+                line_end = min(line_end, chunk.end)
                 pieces.append(text[position:line_start])
                 pieces.append(labelled_row(lines.table.rows[row], lines.labels))
                 position = line_end

@@ -89,18 +89,33 @@ def test_a_chunk_without_whole_data_rows_is_indexed_as_it_is():
 
 def test_the_index_holds_the_labelled_rows_and_the_hit_shows_the_document(prefect_harness, tmp_path):
     air_csv(tmp_path / "docs" / "air.csv", days=3)
+    write(tmp_path / "docs" / "staff.md", "# 인원 현황\n\n| 구 분 | 정 원 | 현 원 |\n|---|---|---|\n| 합 계 | 8,491 | 8,667 |\n")
     db = tmp_path / "db"
-    ingest_flow([str(tmp_path / "docs")], settings(db))
-    rows = Store(str(db), "default").rows(["text", "embed_text", "fts_text"])
+    ingest_flow([str(tmp_path / "docs")], settings(db))  # the default: labels in the text embedded
+    rows = Store(str(db), "default").rows(["source", "text", "embed_text", "fts_text"])
+    (staff,) = [row for row in rows if row["source"].endswith("staff.md")]
+    assert "합 계 | 8,491" in staff["text"] and "합계 | 8,491" in staff["fts_text"]  # spaced labels as words
+    assert "구분 합계 · 정원 8,491" in staff["embed_text"]
+    rows = [row for row in rows if row["source"].endswith("air.csv")]
     assert rows
     for row in rows:
         assert "20150101 | 강남구 | 0.00 | 0.010 | 40 | 10" in row["text"]
-        assert "측정소명 강남구 · 이산화질소농도(ppm) 0.00" in row["fts_text"]
         assert "측정소명 강남구 · 이산화질소농도(ppm) 0.00" in row["embed_text"]
+        assert "측정소명 강남구" not in row["fts_text"] and "20150101 | 강남구 |" in row["fts_text"]
+    db_all = tmp_path / "all"
+    ingest_flow([str(tmp_path / "docs")], settings(db_all, label_rows="all"))
+    for row in Store(str(db_all), "default").rows(["source", "text", "fts_text"]):
+        if row["source"].endswith("staff.md"):
+            continue
+        assert "20150101 | 강남구 | 0.00 | 0.010 | 40 | 10" in row["text"]
+        assert "측정소명 강남구 · 이산화질소농도(ppm) 0.00" in row["fts_text"]
     # switched off, the indexes hold the text as it is
     db_plain = tmp_path / "plain"
     ingest_flow([str(tmp_path / "docs")], settings(db_plain, label_rows="off"))
-    for row in Store(str(db_plain), "default").rows(["fts_text", "embed_text"]):
+    for row in Store(str(db_plain), "default").rows(["source", "fts_text", "embed_text"]):
+        if row["source"].endswith("staff.md"):
+            assert "합 계 | 8,491" in row["fts_text"]
+            continue
         assert "측정소명 강남구" not in row["fts_text"] and "20150101 | 강남구 |" in row["fts_text"]
         assert "측정소명 강남구" not in row["embed_text"]
 

@@ -10,8 +10,8 @@
   ``--variant heading=on``, ``--variant strategy=section,max=600``); keys: ``max``, ``min``,
   ``ceiling``, ``pack``, ``heading`` (embed the heading path before the text), ``cells``
   (``plain``: embed table cells separated by spaces, as ingest does; ``piped``: as the text shows
-  them), ``rows`` (``labelled``: index and embed table rows with their columns' labels, as ingest
-  does; ``embedded``: in the text embedded only; ``plain``: as the text shows them), ``strategy`` (forced for every file), ``only`` (the variant's budget for the files the
+  them), ``rows`` (``embedded``: table rows with their columns' labels in the text embedded, as
+  ingest does; ``labelled``: in the full-text index too; ``plain``: as the text shows them), ``strategy`` (forced for every file), ``only`` (the variant's budget for the files the
   classifier gives that strategy, the default budget for the rest: ``--variant only=sheet,pack=250``).
 
 Each configuration becomes its own knowledge base (a pair of LanceDB tables) in the evaluation
@@ -44,7 +44,7 @@ class Configuration:
     budget: Budget = field(default_factory=Budget)
     heading_path: bool = False  # embed "heading path + text" instead of the text
     plain_cells: bool = True  # embed table cells separated by spaces instead of " | " (as ingest does)
-    label_rows: str = "all"  # table rows with their columns' labels in what is indexed: all, embed or off (Settings)
+    label_rows: str = "embed"  # table rows with their columns' labels in what is indexed: all, embed or off (Settings)
     only: str | None = None  # the budget is for files the classifier cuts with this strategy; the rest: default
     peer: str | None = None  # another tool parses and chunks the files (flows.peers)
 
@@ -119,7 +119,7 @@ def variant(spec: str) -> Configuration:
     cells = values.get("cells", "plain").lower()
     if cells not in ("plain", "piped"):
         raise UsageError(f"--variant cells=plain|piped, got {values['cells']!r}")
-    rows = values.get("rows", "labelled").lower()
+    rows = values.get("rows", "embedded").lower()
     if rows not in ROWS:
         raise UsageError(f"--variant rows={'|'.join(ROWS)}, got {values['rows']!r}")
     strategy = values.get("strategy")
