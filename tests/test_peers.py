@@ -41,12 +41,18 @@ def _folder(root: Path) -> Path:
 
 
 def test_containment_folds_and_can_fail():
-    evidence = [metrics.fold("Zone EUR | 9,467 | 1,570")]
-    assert metrics.held(evidence, [metrics.fold("zone eur\t9467\t1570 more")]) == [True]
-    assert metrics.held(evidence, [metrics.fold("Zone EUR | 9,467"), metrics.fold("| 1,570")]) == [False]
-    assert metrics.first_holding_rank(evidence, ["other", metrics.fold("x Zone EUR 9467 1570")]) == 2
-    assert metrics.first_holding_rank(evidence, ["other"]) is None
-    assert metrics.held([""], ["anything"]) == [False]  # an empty evidence string never counts as held
+    sentence = [metrics.pattern("The ferry leaves at 23:40, daily.")]
+    assert metrics.held(sentence, [metrics.fold("x the FERRY leaves at 2340 daily y")]) == [True]
+    assert metrics.held(sentence, [metrics.fold("The ferry leaves"), metrics.fold("at 23:40, daily.")]) == [False]
+    row = [metrics.pattern("Zone EUR | 9,467 | 1,570")]
+    assert metrics.held(row, [metrics.fold("zone eur\t9467\t1570 more")]) == [True]
+    assert metrics.held(row, [metrics.fold("Zone: Zone EUR, Sales: 9467, Profit: 1570")]) == [True]  # named columns
+    assert metrics.held(row, [metrics.fold("Zone EUR | 9,467"), metrics.fold("| 1,570")]) == [False]
+    assert metrics.held(row, [metrics.fold("Zone EUR 1570 9467")]) == [False]  # cells out of order
+    assert metrics.held(row, [metrics.fold("Zone EUR 9467 " + "x" * 400 + " 1570")]) == [False]  # too far apart
+    assert metrics.first_holding_rank(row, ["other", metrics.fold("x Zone EUR 9467 1570")]) == 2
+    assert metrics.first_holding_rank(row, ["other"]) is None
+    assert metrics.held([metrics.pattern("")], ["anything"]) == [False]  # empty evidence is never held
 
 
 @NEEDS_PEERS
