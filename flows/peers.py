@@ -12,7 +12,8 @@ differ.
     llamaindex    SimpleDirectoryReader (its default file readers, llama-index-readers-file), then
                   SentenceSplitter() with its defaults (1,024 tokens, 200 overlap)
     unstructured  partition() (the auto partitioner), then chunk_by_title() with its defaults
-                  (500 characters)
+                  (500 characters); it reads no PDF here: partition_pdf imports
+                  unstructured-inference (torch, OpenCV) even with strategy="fast"
     chonkie       the LangChain loaders' text, then chonkie's RecursiveChunker() with its defaults
                   (2,048 characters)
 

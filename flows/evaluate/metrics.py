@@ -213,15 +213,50 @@ def fold_spaces(text: str) -> str:
     return " ".join(text.split())
 
 
-def held(evidence: Sequence[str], texts: Sequence[str]) -> list[bool]:
-    """For each (folded) evidence string, whether one of the (folded) texts contains it whole."""
-    return [bool(e) and any(e in t for t in texts) for e in evidence]
+#: A table row's evidence (``a | b | c``) is held when its cells appear in order within this many
+#: folded characters per character of the row (plus a margin): a peer may render the row with its
+#: column names (``Region: EUR, Sales: 9467``), which plain containment would count as lost.
+ROW_SPREAD, ROW_MARGIN = 3, 200
 
 
-def first_holding_rank(evidence: Sequence[str], texts: Sequence[str]) -> int | None:
-    """1-based rank of the first (folded) text holding any (folded) evidence string whole, or None."""
+def pattern(evidence: str) -> tuple[str, ...]:
+    """What containment looks for: the folded evidence, or for a table row its folded cells."""
+    if " | " not in evidence:
+        return (fold(evidence),)
+    return tuple(cell for cell in (fold(c) for c in evidence.split("|")) if cell)
+
+
+def holds(text: str, wanted: tuple[str, ...]) -> bool:
+    """The (folded) text holds the pattern: the evidence whole, or a row's cells in order, close together."""
+    if not wanted or not all(wanted):
+        return False
+    if len(wanted) == 1:
+        return wanted[0] in text
+    limit = ROW_SPREAD * sum(len(c) for c in wanted) + ROW_MARGIN
+    start = text.find(wanted[0])
+    while start != -1:
+        position, ok = start + len(wanted[0]), True
+        for cell in wanted[1:]:
+            position = text.find(cell, position, start + limit)
+            if position == -1:
+                ok = False
+                break
+            position += len(cell)
+        if ok:
+            return True
+        start = text.find(wanted[0], start + 1)
+    return False
+
+
+def held(evidence: Sequence[tuple[str, ...]], texts: Sequence[str]) -> list[bool]:
+    """For each evidence pattern (:func:`pattern`), whether one of the (folded) texts holds it."""
+    return [any(holds(t, e) for t in texts) for e in evidence]
+
+
+def first_holding_rank(evidence: Sequence[tuple[str, ...]], texts: Sequence[str]) -> int | None:
+    """1-based rank of the first (folded) text holding any evidence pattern, or None."""
     for rank, text in enumerate(texts, start=1):
-        if any(e and e in text for e in evidence):
+        if any(holds(text, e) for e in evidence):
             return rank
     return None
 

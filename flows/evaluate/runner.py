@@ -127,7 +127,8 @@ def cut_peer(dataset: Dataset, config: Configuration) -> tuple[dict[str, tuple[D
 
 
 def evidence_lost(dataset: Dataset, cuts: dict[str, tuple[Decision, list[Chunk]]]) -> tuple[int, int, int]:
-    """(evidence strings, held by no chunk even with only letters and digits compared, held only so)."""
+    """(evidence strings, held by no chunk even with only letters and digits compared (a table row: its
+    cells in order), held only so)."""
     total = lost = altered = 0
     loose: dict[str, list[str]] = {}
     strict: dict[str, list[str]] = {}
@@ -139,9 +140,9 @@ def evidence_lost(dataset: Dataset, cuts: dict[str, tuple[Decision, list[Chunk]]
             strict[doc_id] = [metrics.fold_spaces(c.text) for c in chunks]
         for evidence in _evidence(question, dataset):
             total += 1
-            if not metrics.held([metrics.fold(evidence)], loose[doc_id])[0]:
+            if not metrics.held([metrics.pattern(evidence)], loose[doc_id])[0]:
                 lost += 1
-            elif not metrics.held([metrics.fold_spaces(evidence)], strict[doc_id])[0]:
+            elif not any(metrics.fold_spaces(evidence) in text for text in strict[doc_id]):
                 altered += 1
     return total, lost, altered
 
@@ -286,7 +287,7 @@ def score_configuration(questions: Sequence[Question], config: Configuration, cu
         excerpts = [metrics.Span(e.doc_id, e.start, e.end) for e in question.excerpts]
         docs = {e.doc_id for e in excerpts}
         # no evidence strings (a question built in code, not loaded): no containment score
-        evidence = [metrics.fold(e) for e in question.evidence]
+        evidence = [metrics.pattern(e) for e in question.evidence]
         candidates = [s for doc_id in docs for s in chunk_spans.get(doc_id, ())]
         omega = math.nan if peer else metrics.precision_omega(excerpts, candidates)
         for mode, ranked in rankings.items():
