@@ -58,7 +58,7 @@ _SHAPE = {
     "override": _glob_strategies,
 }
 #: The settings with no flag: their ``SEAMS_*`` environment variables set them.
-ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_group_vectors", "embed_plain_cells",
+ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_group_vectors", "embed_plain_cells", "label_rows",
                                "passage_tokens", "max_file_mb", "max_text_chars", "file_timeout_s", "batch_files"})
 
 

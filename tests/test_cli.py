@@ -101,7 +101,7 @@ def test_the_max_from_the_environment_and_from_the_flag_agree(tmp_path, capsys, 
 
 
 #: The arguments of the commands that build Settings that are not settings.
-NOT_SETTINGS = {"help", "paths", "file", "query", "json", "full", "chunk", "k", "mode", "every", "cron", "no_run_now",
+NOT_SETTINGS = {"help", "paths", "file", "query", "json", "full", "chunk", "k", "mode", "every", "cron", "no_run_now", "embedded",
                 "port"}
 
 
