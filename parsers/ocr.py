@@ -1,0 +1,197 @@
+"""OCR: the Tesseract command reads page images into lines with boxes and confidences.
+
+Scanned pages and images carry no text layer; :func:`read_image` runs ``tesseract`` (Debian:
+``apt-get install tesseract-ocr tesseract-ocr-kor``) on one page image and turns its TSV output into
+:class:`OcrLine` objects (text, box in points, glyph size, mean confidence) that the PDF and image
+parsers lay out as they lay out a text layer's lines (paragraphs by gaps, headings by size, items by
+marker), so a scan is cut like a text PDF.
+
+Why the command and not a binding: pytesseract is itself a wrapper around this command (it writes
+temporary files), and tesserocr needs the library's headers and a compiler to install; the command
+reads the image on stdin and writes TSV to stdout, with no temporary file and nothing to build.
+
+Settings matter more than the engine (``bench/ocr.py``): on the sample regulation rendered at
+300 dpi, automatic page segmentation (``--psm 3``) breaks the lines into fragments (character error
+rate 19-88 % a page) while one uniform block (``--psm 6``) reads 1.9-3.3 %, so 6 is the default
+(:attr:`OcrOptions.psm`). Tesseract's Korean model also puts a space between most syllables
+("한 빛 지 역"); spaces between Hangul are therefore decided by the gap between the word boxes
+(:data:`SPACE_GAP`), as a reader sees them.
+
+Words read with a confidence under :attr:`OcrOptions.min_confidence` are left out of the text and
+counted in the page's warning: a guess is not invented into the index. The engine's absence is
+:class:`OcrUnavailable`, whose message says how to install it; callers decide what it costs (a PDF
+keeps its text pages; an image fails with kind ``no_ocr``).
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import os
+import shutil
+import statistics
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+#: What to tell a user whose folder holds scans and whose machine has no OCR engine.
+INSTALL_HINT = ("install Tesseract with Korean and English (Debian/Ubuntu: apt-get install tesseract-ocr "
+                "tesseract-ocr-kor tesseract-ocr-eng; macOS: brew install tesseract tesseract-lang), then run "
+                "seams ingest again")
+#: Two words of a line whose boxes are closer than this share of the line's glyph height are one
+#: word when either side of the gap is Hangul (measured on the sample regulation: 6 % of the
+#: syllable gaps misjudged at 0.35, against most of them with Tesseract's own spaces).
+SPACE_GAP = 0.35
+
+
+class OcrUnavailable(Exception):
+    """The OCR engine (or its language data) is not installed, or it failed on every try."""
+
+
+@dataclass(frozen=True)
+class OcrOptions:
+    """How scans are read (``SEAMS_OCR_*`` settings, see ``flows/settings.py``)."""
+
+    enabled: bool = True
+    command: str = "tesseract"
+    languages: str = "kor+eng"
+    dpi: int = 300
+    psm: int = 6  # one uniform block of text; see the module docstring
+    #: Words under this confidence (0-100) are left out of the text and counted in a warning.
+    min_confidence: float = 30.0
+    #: Scanned pages OCR'd per file at most; the others are reported in a warning.
+    max_pages: int = 50
+    #: Seconds of OCR a file may spend (the per-file time limit leaves room for the rest): the pages
+    #: after it are reported, not read, and one call of the engine is stopped there. None: no limit.
+    time_budget_s: float | None = None
+
+
+@dataclass(frozen=True)
+class OcrLine:
+    """One line as the engine read it, in points from the page's top left corner."""
+
+    text: str
+    top: float
+    bottom: float
+    x0: float
+    x1: float
+    size: float  # median glyph height, in points (a heading is set larger than the body)
+    confidence: float  # mean confidence (0-100) of the words kept
+
+
+@dataclass(frozen=True)
+class OcrPage:
+    lines: tuple[OcrLine, ...]
+    confidence: float  # mean word confidence of the page (0 when nothing was read)
+    dropped: tuple[str, ...] = ()  # words under the confidence floor, left out
+
+
+def unavailable_reason(options: OcrOptions) -> str | None:
+    """Why OCR cannot run with these options (with how to install it), or None when it can."""
+    if not options.enabled:
+        return "OCR is turned off (SEAMS_OCR=0)"
+    return _missing(options.command, options.languages)
+
+
+@lru_cache(maxsize=8)
+def _missing(command: str, languages: str) -> str | None:
+    path = shutil.which(command)
+    if path is None:
+        return f"the OCR engine ({command!r}) is not installed: {INSTALL_HINT}"
+    try:
+        listed = subprocess.run([path, "--list-langs"], capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"the OCR engine ({path}) does not run ({exc}): {INSTALL_HINT}"
+    known = {line.strip() for line in listed.stdout.decode("utf-8", "replace").splitlines()[1:]}
+    lacking = [lang for lang in languages.split("+") if lang and lang not in known]
+    if lacking:
+        return (f"the OCR engine has no data for {', '.join(lacking)} "
+                f"(Debian/Ubuntu: apt-get install {' '.join('tesseract-ocr-' + lang for lang in lacking)})")
+    return None
+
+
+def read_image(image: Any, dpi: float, options: OcrOptions, timeout: float | None = None) -> OcrPage:
+    """OCR one page image (a PIL image) scanned at ``dpi``; raise :class:`OcrUnavailable` when the
+    engine cannot run, or ``TimeoutError`` when it takes longer than ``timeout`` seconds."""
+    reason = unavailable_reason(options)
+    if reason is not None:
+        raise OcrUnavailable(reason)
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    # One thread per call: the parser pool already runs a file per core, and Tesseract's OpenMP
+    # threads on a busy machine make it slower, not faster.
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    command = [options.command, "stdin", "stdout", "-l", options.languages, "--psm", str(options.psm),
+               "--dpi", str(round(dpi)), "tsv"]
+    try:
+        done = subprocess.run(command, input=buffer.getvalue(), capture_output=True, env=env, timeout=timeout,
+                              check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise TimeoutError(f"OCR took longer than {timeout:g} s") from exc
+    except OSError as exc:
+        raise OcrUnavailable(f"the OCR engine could not be started ({exc}): {INSTALL_HINT}") from exc
+    if done.returncode != 0:
+        message = " ".join(done.stderr.decode("utf-8", "replace").split())[:300]
+        raise OcrUnavailable(f"the OCR engine failed (exit {done.returncode}): {message}")
+    return lines_from_tsv(done.stdout.decode("utf-8", "replace"), 72.0 / dpi, options.min_confidence)
+
+
+@dataclass(frozen=True)
+class _Word:
+    text: str
+    left: int
+    top: int
+    width: int
+    height: int
+    confidence: float
+
+
+def lines_from_tsv(tsv: str, scale: float, min_confidence: float) -> OcrPage:
+    """Tesseract's TSV (level 5 rows are words, keyed by block, paragraph and line) -> lines in
+    points (pixels times ``scale``), words under ``min_confidence`` left out."""
+    lines: dict[tuple[str, str, str], list[_Word]] = {}
+    dropped: list[str] = []
+    for row in tsv.splitlines()[1:]:
+        cells = row.split("\t")
+        if len(cells) != 12 or cells[0] != "5" or not cells[11].strip():
+            continue
+        try:
+            word = _Word(cells[11].strip(), *(int(c) for c in cells[6:10]), float(cells[10]))
+        except ValueError:
+            continue
+        if word.confidence < min_confidence:
+            dropped.append(word.text)
+            continue
+        lines.setdefault((cells[2], cells[3], cells[4]), []).append(word)
+    out: list[OcrLine] = []
+    confidences: list[float] = []
+    for words in lines.values():
+        words.sort(key=lambda w: w.left)
+        height = statistics.median(w.height for w in words)
+        text = words[0].text
+        for before, word in itertools.pairwise(words):
+            gap = word.left - (before.left + before.width)
+            joined = gap < SPACE_GAP * height and (_hangul(before.text[-1]) or _hangul(word.text[0]))
+            text += ("" if joined else " ") + word.text
+        confidences.extend(w.confidence for w in words)
+        out.append(OcrLine(
+            text=text, top=min(w.top for w in words) * scale, bottom=max(w.top + w.height for w in words) * scale,
+            x0=words[0].left * scale, x1=max(w.left + w.width for w in words) * scale,
+            # Whole points: glyph boxes are ink, and ink heights vary by a pixel or two a line.
+            size=float(round(height * scale)), confidence=round(statistics.fmean(w.confidence for w in words), 1),
+        ))
+    confidence = round(statistics.fmean(confidences), 1) if confidences else 0.0
+    return OcrPage(tuple(out), confidence, tuple(dropped))
+
+
+def _hangul(char: str) -> bool:
+    return "\uac00" <= char <= "\ud7a3" or "\u3131" <= char <= "\u318e"
+
+
+def dropped_warning(page: int, ocr: OcrPage, floor: float) -> str | None:
+    """The warning for the words of an OCR'd page left out under the confidence floor."""
+    if not ocr.dropped:
+        return None
+    shown = ", ".join(repr(w) for w in ocr.dropped[:5]) + (", …" if len(ocr.dropped) > 5 else "")
+    return f"page {page}: {len(ocr.dropped)} OCR word(s) under confidence {floor:g} left out ({shown})"
