@@ -59,7 +59,9 @@ _SHAPE = {
 }
 #: The settings with no flag: their ``SEAMS_*`` environment variables set them.
 ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_group_vectors", "embed_plain_cells",
-                               "passage_tokens", "max_file_mb", "max_text_chars", "file_timeout_s", "batch_files"})
+                               "passage_tokens", "max_file_mb", "max_text_chars", "file_timeout_s", "batch_files",
+                               "ocr", "ocr_command", "ocr_languages", "ocr_dpi", "ocr_psm", "ocr_max_pages",
+                               "ocr_min_confidence"})
 
 
 def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:

@@ -35,13 +35,14 @@ def parse_image(path: Path, ocr: OcrOptions | None = None) -> Document:
     reason = unavailable_reason(options)
     if reason is not None:
         raise NeedsOcr(f"an image: its text needs OCR, and {reason}")
-    Image.MAX_IMAGE_PIXELS = MAX_PIXELS
     pages: list[tuple[float, float, OcrPage]] = []
     warnings: list[str] = []
     unread: list[int] = []
     spent = 0.0
     try:
         with Image.open(path) as image:
+            if image.width * image.height > MAX_PIXELS:  # asked before any pixel is decoded
+                raise TooLarge(f"image of {image.width:,} x {image.height:,} pixels (limit {MAX_PIXELS:,} pixels)")
             for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
                 left = None if options.time_budget_s is None else options.time_budget_s - spent
                 if number > options.max_pages or (left is not None and left <= 0):
