@@ -33,8 +33,15 @@ Stalls: pdfium and the table finder run native/pure-Python code without a time c
 pathological page can take arbitrarily long. The per-file time limit lives in the flow's process pool
 (``flows/workers.py``, ``Cutter``), which kills the worker; tests that need a timeout should run
 ``parse`` through that pool or a subprocess, not expect ``parse`` itself to return. No image is
-ever decoded (nothing renders here), so oversized images cost nothing. pdfium is not
+decoded on a page with text, so oversized images cost nothing there. pdfium is not
 thread-safe: parse PDFs in processes (as the flow does), not in threads of one process.
+
+Scans: a page with next to no text (under :data:`SCAN_TEXT_CHARS` characters) whose images cover
+most of it (:data:`SCAN_IMAGE_SHARE`) is rendered (at most :data:`MAX_OCR_PIXELS`) and read by OCR
+(:mod:`parsers.ocr`); its lines take the text layer's place and are laid out as any page's are, and
+its ``PageInfo.ocr`` holds the mean word confidence. The other pages keep their text layer. Pages
+that cannot be read (no engine, over the file's OCR page or time limit) are named in a warning; a
+file of such pages only fails (``no_ocr`` without the engine, else ``too_large``).
 """
 
 from __future__ import annotations
