@@ -224,3 +224,27 @@ def test_tsv_lines_join_hangul_syllables_by_their_gaps_and_leave_out_unsure_word
     first = page.lines[0]
     assert first.x0 == pytest.approx(100 * 72 / 300) and first.size == round(30 * 72 / 300)
     assert first.confidence == pytest.approx((93 + 91 + 95 + 96) / 4, abs=0.1)
+
+
+@needs_engine
+def test_two_columns_are_read_one_after_the_other(tmp_path):
+    """Read as one block, two columns came out line by line across the gutter (a two-column paper
+    page: 74 % character errors, bench/ocr.py); the gutter found in the ink splits them."""
+    from PIL import Image
+
+    from parsers.ocr import column_regions
+
+    left, right = (page.resize((page.width // 2, page.height // 2)) for page in render([1, 2], dpi=300))
+    sheet = Image.new("L", (left.width + right.width, left.height), 255)
+    sheet.paste(left, (0, 0))
+    sheet.paste(right, (left.width, 0))
+    regions = column_regions(sheet)
+    assert len(regions) == 2 and regions[0][2] == regions[1][0], regions
+    assert regions[0][0] == 0 and regions[1][2] == sheet.width
+    path = tmp_path / "columns.png"
+    sheet.save(path, dpi=(300, 300))
+    text = "".join(parse(path).text.split())
+    # The left column (the regulation's page 2) before the right (page 3: 제10조 on, 부칙 at its end).
+    marks = [text.find(mark) for mark in ("정보주체에게알려야", "제3자에게제공", "비밀번호", "부칙")]
+    assert -1 < marks[0] < marks[1] < marks[2] < marks[3], (marks, text)
+    assert len(column_regions(render([1])[0])) == 1, "a page of one column stays whole"
