@@ -16,7 +16,9 @@ removed (spacing and line breaks do not count), divided by the text layer's leng
 counts: the text compared is the page's blocks as seams lays them out (a two-column page read
 across the columns scores badly). Seconds per page are the engine's
 wall time for the page (the gutter search included) (one thread: ``OMP_THREAD_LIMIT=1``, as in the parser pool), rendering
-excluded. The last lines sum each variant over all pages, with its ratio to 300 dpi clean measured
+excluded. "bag err" is the same comparison with the order not counted (the characters one side
+has and the other lacks): where it is far below the CER, the page is read in another order than
+its text layer holds (a spread of two pages, boxes the layout program drew last). The last lines sum each variant over all pages, with its ratio to 300 dpi clean measured
 in the same run.
 """
 
@@ -62,6 +64,15 @@ def distance(a: str, b: str) -> int:
     return Levenshtein.distance(a, b)
 
 
+def bag_error(text: str, truth: str) -> float:
+    """The characters one text has and the other lacks, as a share of the reference: character errors
+    with the order not counted (a reading order that differs from the text layer's costs nothing)."""
+    from collections import Counter
+
+    ours, theirs = Counter(text), Counter(truth)
+    return max(sum((ours - theirs).values()), sum((theirs - ours).values())) / max(len(truth), 1)
+
+
 def pick_page(pdf) -> tuple[int, str]:
     texts = []
     for index in range(len(pdf)):
@@ -93,19 +104,20 @@ def ocr_text(page: OcrPage, width: float, height: float) -> str:
     return "\n".join(block.text for block in document.blocks)
 
 
-def measure(image, dpi: float, options: OcrOptions, reference: str) -> tuple[float, float, float]:
+def measure(image, dpi: float, options: OcrOptions, reference: str) -> tuple[float, float, float, float]:
     started = time.perf_counter()
     page = read_image(image, dpi, options)
     seconds = time.perf_counter() - started
     truth = squeeze(reference)
-    text = ocr_text(page, image.width * 72 / dpi, image.height * 72 / dpi)
-    return distance(squeeze(text), truth) / max(len(truth), 1), seconds, page.confidence
+    text = squeeze(ocr_text(page, image.width * 72 / dpi, image.height * 72 / dpi))
+    return distance(text, truth) / max(len(truth), 1), bag_error(text, truth), seconds, page.confidence
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folder", default=str(REPO / ".seams" / "devset" / "files"), help="folder of text PDFs")
     parser.add_argument("--limit", type=int, help="the first N PDFs only (by name)")
+    parser.add_argument("--only", nargs="*", help="these PDFs only (names in the folder)")
     parser.add_argument("--settings", action="store_true", help="also compare page segmentation modes and languages")
     args = parser.parse_args()
     import pypdfium2 as pdfium
@@ -115,13 +127,16 @@ def main() -> int:
         print(f"bench/ocr.py: {reason}", file=sys.stderr)
         return 2
     files = sorted(Path(args.folder).glob("*.pdf"))[: args.limit]
+    if args.only:
+        files = [f for f in files if f.name in args.only]
     if not files:
         print(f"bench/ocr.py: no PDF in {args.folder} (materialise the development set: bench/devset/README.md)",
               file=sys.stderr)
         return 2
     options = OcrOptions()
-    rows: list[tuple[str, int, str, int, float, float, float]] = []
-    print(f"{'document':44} {'page':>4} {'chars':>6} {'variant':20} {'CER':>7} {'conf':>5} {'s/page':>7}")
+    rows: list[tuple[str, int, str, int, float, float, float, float]] = []
+    print(f"{'document':44} {'page':>4} {'chars':>6} {'variant':20} {'CER':>7} {'bag err':>7} {'conf':>5} "
+          f"{'s/page':>7}")
     for path in files:
         pdf = pdfium.PdfDocument(str(path))
         try:
@@ -140,20 +155,22 @@ def main() -> int:
             variants += [(f"300 psm {psm} {langs}", 300, OcrOptions(languages=langs, psm=psm), images[300])
                          for psm, langs in SETTINGS if (psm, langs) != (options.psm, options.languages)]
         for name, dpi, variant_options, image in variants:
-            cer, seconds, confidence = measure(image, dpi, variant_options, reference)
-            rows.append((path.name, index + 1, name, chars, cer, seconds, confidence))
-            print(f"{path.name[:44]:44} {index + 1:>4} {chars:>6} {name:20} {cer:>7.1%} {confidence:>5.1f} "
+            cer, bag, seconds, confidence = measure(image, dpi, variant_options, reference)
+            rows.append((path.name, index + 1, name, chars, cer, seconds, confidence, bag))
+            print(f"{path.name[:44]:44} {index + 1:>4} {chars:>6} {name:20} {cer:>7.1%} {bag:>7.1%} {confidence:>5.1f} "
                   f"{seconds:>7.1f}", flush=True)
     print()
-    print(f"{'variant':24} {'pages':>5} {'CER (chars)':>12} {'median CER':>11} {'s/page':>7} {'time x':>7}")
+    print(f"{'variant':24} {'pages':>5} {'CER (chars)':>12} {'median CER':>11} {'bag err':>8} {'median bag':>11} "
+          f"{'s/page':>7} {'time x':>7}")
     base = [r for r in rows if r[2] == "300 dpi"]
     base_seconds = statistics.fmean(r[5] for r in base)
     for name in dict.fromkeys(r[2] for r in rows):
         chosen = [r for r in rows if r[2] == name]
         pooled = sum(r[4] * r[3] for r in chosen) / sum(r[3] for r in chosen)
+        bag = sum(r[7] * r[3] for r in chosen) / sum(r[3] for r in chosen)
         seconds = statistics.fmean(r[5] for r in chosen)
         print(f"{name:24} {len(chosen):>5} {pooled:>12.1%} {statistics.median(r[4] for r in chosen):>11.1%} "
-              f"{seconds:>7.1f} {seconds / base_seconds:>6.2f}x")
+              f"{bag:>8.1%} {statistics.median(r[7] for r in chosen):>11.1%} {seconds:>7.1f} {seconds / base_seconds:>6.2f}x")
     return 0
 
 
