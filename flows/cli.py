@@ -298,7 +298,7 @@ def _ocr_note(paths: list[str], settings) -> None:
     from parsers.ocr import unavailable_reason
 
     reason = unavailable_reason(settings.ocr_options())
-    if reason is None:
+    if reason is None or not settings.ocr:  # turned off on purpose: nothing to tell
         return
 
     def names():

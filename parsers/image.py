@@ -6,7 +6,7 @@ an implausible one); the lines are laid out as a PDF's are (:func:`parsers.pdf.o
 page's size in points comes from its pixels and that resolution.
 
 Without the OCR engine an image fails with kind ``no_ocr`` and the install hint (it is tried again
-on the next run). Frames past ``SEAMS_OCR_MAX_PAGES`` or past the file's time for OCR are reported
+on the next run); with OCR turned off (``SEAMS_OCR=0``) it is skipped (``unsupported``). Frames past ``SEAMS_OCR_MAX_PAGES`` or past the file's time for OCR are reported
 in a warning; an image of more pixels than :data:`MAX_PIXELS` (a decompression bomb) is refused.
 """
 
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from parsers.errors import CorruptFile, EmptyFile, NeedsOcr, TooLarge
+from parsers.errors import CorruptFile, EmptyFile, NeedsOcr, TooLarge, UnsupportedFile
 from parsers.model import Document
 from parsers.ocr import OcrOptions, OcrPage, OcrUnavailable, dropped_warning, read_image, unavailable_reason
 from parsers.pdf import ocr_document
@@ -32,6 +32,8 @@ def parse_image(path: Path, ocr: OcrOptions | None = None) -> Document:
     from PIL import Image, ImageSequence, UnidentifiedImageError
 
     options = ocr or OcrOptions()
+    if not options.enabled:  # turned off on purpose: skipped, as any type seams does not read
+        raise UnsupportedFile("an image: its text needs OCR, which is turned off (SEAMS_OCR=0)")
     reason = unavailable_reason(options)
     if reason is not None:
         raise NeedsOcr(f"an image: its text needs OCR, and {reason}")

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from parsers.errors import CorruptFile, EncryptedFile, NeedsOcr, TooLarge
+from parsers.errors import CorruptFile, EmptyFile, EncryptedFile, NeedsOcr, TooLarge
 from parsers.model import Block, Document, Locator, PageInfo, Properties, Table
 from parsers.ocr import OcrOptions, OcrPage, OcrUnavailable, dropped_warning, read_image
 from parsers.tables import Span, make_table
@@ -1538,7 +1538,8 @@ class _Scans:
         options = self.options
         reason = unavailable_reason(options)
         if reason is not None:
-            self.missing = reason
+            if options.enabled:  # turned off on purpose is no missing engine
+                self.missing = reason
             return self._skip(page, reason)
         if self.done >= options.max_pages:
             return self._skip(page, f"over the {options.max_pages} scanned pages a file is read by OCR "
@@ -1584,6 +1585,9 @@ class _Scans:
         unread = sorted(number for pages in self.unread.values() for number in pages)
         if self.missing is not None:
             raise NeedsOcr(f"scanned pages only ({_page_list(unread)}), not read: {self.missing}")
+        if not self.options.enabled:
+            raise EmptyFile(f"no text layer: scanned pages only ({_page_list(unread)}), and OCR is turned off "
+                            "(SEAMS_OCR=0)")
         raise TooLarge(f"scanned pages only, not read: {'; '.join(self.unread)}")
 
 

@@ -16,7 +16,7 @@ from conftest import EXAMPLES
 
 from flows.cli import EXIT_OK, EXIT_SOME_FAILED, main
 from parsers import parse
-from parsers.errors import NeedsOcr, TooLarge
+from parsers.errors import EmptyFile, NeedsOcr, TooLarge, UnsupportedFile
 from parsers.ocr import OcrOptions, lines_from_tsv, unavailable_reason
 
 REGULATION = EXAMPLES / "개인정보_보호_규정.pdf"
@@ -248,3 +248,12 @@ def test_two_columns_are_read_one_after_the_other(tmp_path):
     marks = [text.find(mark) for mark in ("정보주체에게알려야", "제3자에게제공", "비밀번호", "부칙")]
     assert -1 < marks[0] < marks[1] < marks[2] < marks[3], (marks, text)
     assert len(column_regions(render([1])[0])) == 1, "a page of one column stays whole"
+
+
+def test_with_ocr_turned_off_images_are_skipped_and_scans_are_empty(scans):
+    """SEAMS_OCR=0 is a choice, not a missing engine: nothing fails at every run for it."""
+    off = OcrOptions(enabled=False)
+    with pytest.raises(UnsupportedFile, match="SEAMS_OCR=0"):
+        parse(scans / "규정_2쪽.png", ocr=off)
+    with pytest.raises(EmptyFile, match="SEAMS_OCR=0"):
+        parse(scans / "규정_스캔.pdf", ocr=off)
