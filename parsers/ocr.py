@@ -118,6 +118,7 @@ def read_image(image: Any, dpi: float, options: OcrOptions, timeout: float | Non
     reason = unavailable_reason(options)
     if reason is not None:
         raise OcrUnavailable(reason)
+    image = deskewed(image)
     regions = column_regions(image)
     sheet, placed = _stacked(image, regions) if len(regions) > 1 else (image, [])
     buffer = io.BytesIO()
@@ -139,6 +140,39 @@ def read_image(image: Any, dpi: float, options: OcrOptions, timeout: float | Non
         raise OcrUnavailable(f"the OCR engine failed (exit {done.returncode}): {message}")
     return lines_from_tsv(done.stdout.decode("utf-8", "replace"), 72.0 / dpi, options.min_confidence,
                           _back(placed) if placed else None)
+
+
+# ------------------------------------------------------------------------------------------- skew
+
+#: Skews tried (degrees either way, in steps of SKEW_STEP); a page turned less than SKEW_MIN stays.
+SKEW_RANGE = 3.0
+SKEW_STEP = 0.2
+SKEW_MIN = 0.3
+
+
+def deskewed(image: Any) -> Any:
+    """The page turned straight: the angle whose rows of ink are sharpest (the largest variance of
+    ink per row, measured on a quarter-size copy). A page fed crooked through a scanner has its lines
+    slanted across the column gutter and the engine's line finder; 0.8 degrees put a two-column page
+    read across its columns (bench/ocr.py). Coordinates stay the turned page's: a fraction of a
+    degree moves nothing the layout could notice."""
+    import numpy as np
+    from PIL import Image
+
+    gray = image.convert("L")
+    small = gray.reduce(4) if min(gray.size) >= 400 else gray
+    ink = small.point(lambda value: 255 if value < INK else 0)
+
+    def sharpness(angle: float) -> float:
+        rows = np.asarray(ink.rotate(angle, resample=Image.NEAREST, fillcolor=0), dtype=np.float32).sum(axis=1)
+        return float(rows.var())
+
+    steps = round(SKEW_RANGE / SKEW_STEP)
+    angles = [step * SKEW_STEP for step in range(-steps, steps + 1)]
+    best = max(angles, key=lambda angle: (sharpness(angle), -abs(angle)))
+    if abs(best) < SKEW_MIN:
+        return image
+    return gray.rotate(best, resample=Image.BICUBIC, fillcolor=255)
 
 
 # ---------------------------------------------------------------------------------------- columns
