@@ -257,3 +257,21 @@ def test_with_ocr_turned_off_images_are_skipped_and_scans_are_empty(scans):
         parse(scans / "규정_2쪽.png", ocr=off)
     with pytest.raises(EmptyFile, match="SEAMS_OCR=0"):
         parse(scans / "규정_스캔.pdf", ocr=off)
+
+
+def test_a_crooked_page_is_turned_straight_and_a_straight_one_is_left_alone():
+    import numpy as np
+    from PIL import Image
+
+    from parsers.ocr import deskewed
+
+    page = render([1])[0]
+    assert deskewed(page) is page
+    crooked = page.rotate(-1.2, resample=Image.BICUBIC, fillcolor=255)
+    straight = deskewed(crooked)
+    assert straight is not crooked
+
+    def sharpness(image) -> float:  # the variance of ink per row: highest when lines are level
+        return float((np.asarray(image.convert("L")) < 128).sum(axis=1).var())
+
+    assert sharpness(straight) > 1.5 * sharpness(crooked)
