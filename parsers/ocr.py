@@ -13,7 +13,10 @@ reads the image on stdin and writes TSV to stdout, with no temporary file and no
 Settings matter more than the engine (``bench/ocr.py``): on the sample regulation rendered at
 300 dpi, automatic page segmentation (``--psm 3``) breaks the lines into fragments (character error
 rate 19-88 % a page) while one uniform block (``--psm 6``) reads 1.9-3.3 %, so 6 is the default
-(:attr:`OcrOptions.psm`). Tesseract's Korean model also puts a space between most syllables
+(:attr:`OcrOptions.psm`). One block reads two columns across the gutter, though, so the page is
+first turned straight (:func:`deskewed`) and cut at a column gutter found in its ink
+(:func:`column_regions`); the regions go to the engine stacked in reading order, in one call.
+Tesseract's Korean model also puts a space between most syllables
 ("한 빛 지 역"); spaces between Hangul are therefore decided by the gap between the word boxes
 (:data:`SPACE_GAP`), as a reader sees them.
 
