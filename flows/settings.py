@@ -30,6 +30,11 @@ KB_MAX_LENGTH = 64
 _DEFAULT_OCR = OcrOptions()
 
 
+def _ocr_shaping(ocr: OcrOptions) -> list:
+    """What of the OCR options shapes the text read (not the command's path, not its time)."""
+    return [ocr.enabled, ocr.languages, ocr.dpi, ocr.psm, ocr.max_pages, ocr.min_confidence]
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SEAMS_", extra="ignore")
 
@@ -155,9 +160,9 @@ class Settings(BaseSettings):
             "embed_plain_cells": self.embed_plain_cells,
             "passage_tokens": self.passage_tokens,
         }
-        if self.ocr_options() != _DEFAULT_OCR:  # only when changed: the indexes built before keep their fingerprint
-            ocr = self.ocr_options()
-            shaping["ocr"] = [ocr.enabled, ocr.languages, ocr.dpi, ocr.psm, ocr.max_pages, ocr.min_confidence]
+        ocr = _ocr_shaping(self.ocr_options())
+        if ocr != _ocr_shaping(_DEFAULT_OCR):  # only when changed: the indexes built before keep their fingerprint
+            shaping["ocr"] = ocr
         return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]
 
     def ocr_options(self, time_budget_s: float | None = None) -> OcrOptions:

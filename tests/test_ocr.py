@@ -275,3 +275,15 @@ def test_a_crooked_page_is_turned_straight_and_a_straight_one_is_left_alone():
         return float((np.asarray(image.convert("L")) < 128).sum(axis=1).var())
 
     assert sharpness(straight) > 1.5 * sharpness(crooked)
+
+
+def test_ocr_settings_that_shape_the_text_change_the_fingerprint_and_no_other(monkeypatch):
+    """Indexes built before OCR settings existed keep their fingerprint; a new language re-reads."""
+    from flows.settings import Settings
+
+    for name in Settings.model_fields:
+        monkeypatch.delenv(f"SEAMS_{name.upper()}", raising=False)
+    default = Settings().fingerprint()
+    assert Settings(ocr_command="/opt/tesseract/bin/tesseract").fingerprint() == default
+    assert Settings(ocr_languages="kor").fingerprint() != default
+    assert Settings(ocr_max_pages=5).fingerprint() != default
