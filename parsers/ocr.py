@@ -107,7 +107,9 @@ def _missing(command: str, languages: str) -> str | None:
         listed = subprocess.run([path, "--list-langs"], capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"the OCR engine ({path}) does not run ({exc}): {INSTALL_HINT}"
-    known = {line.strip() for line in listed.stdout.decode("utf-8", "replace").splitlines()[1:]}
+    # Tesseract 5 lists its languages on stdout, older releases on stderr: read both.
+    output = (listed.stdout + b"\n" + listed.stderr).decode("utf-8", "replace")
+    known = {line.strip() for line in output.splitlines() if line.strip() and not line.startswith("List of")}
     lacking = [lang for lang in languages.split("+") if lang and lang not in known]
     if lacking:
         return (f"the OCR engine has no data for {', '.join(lacking)} "
