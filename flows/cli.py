@@ -59,7 +59,9 @@ _SHAPE = {
 }
 #: The settings with no flag: their ``SEAMS_*`` environment variables set them.
 ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_group_vectors", "embed_plain_cells", "label_rows",
-                               "passage_tokens", "max_file_mb", "max_text_chars", "file_timeout_s", "batch_files"})
+                               "passage_tokens", "max_file_mb", "max_text_chars", "file_timeout_s", "batch_files",
+                               "ocr", "ocr_command", "ocr_languages", "ocr_dpi", "ocr_psm", "ocr_max_pages",
+                               "ocr_min_confidence"})
 
 
 def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:
@@ -278,9 +280,40 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from flows.server import one_off_api
 
     _require_runner(settings)
+    _ocr_note(args.paths, settings)
     with one_off_api():
         report = console.ingest_with_progress([str(p) for p in args.paths], settings, as_json=args.json)
     return EXIT_SOME_FAILED if report.failed else EXIT_OK
+
+
+#: Image names the OCR note at the start of ``seams ingest`` looks for, and how many entries it looks at.
+_IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp"})
+_NOTE_SCAN_LIMIT = 20_000
+
+
+def _ocr_note(paths: list[str], settings) -> None:
+    """Say at the start, once, when the folder holds images and OCR cannot read them (each such file
+    also fails with kind ``no_ocr`` and the same hint). Scanned PDFs are known only once parsed."""
+    import itertools
+    import os
+
+    from parsers.ocr import unavailable_reason
+
+    reason = unavailable_reason(settings.ocr_options())
+    if reason is None or not settings.ocr:  # turned off on purpose: nothing to tell
+        return
+
+    def names():
+        for path in paths:
+            if os.path.isfile(path):
+                yield path
+            for _, _, files in os.walk(path):
+                yield from files
+
+    images = sum(1 for name in itertools.islice(names(), _NOTE_SCAN_LIMIT) if Path(name).suffix.lower() in _IMAGE_SUFFIXES)
+    if images:
+        print(f"seams: note: {images} image file(s) found, but {reason}. Images and scanned PDF pages are not "
+              "read until then (they fail with kind no_ocr)", file=sys.stderr)
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:

@@ -110,7 +110,8 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     looked at, then every chunk with its locator, token count and heading path — or, with ``chunk``
     (an ordinal as listed; negative counts from the end), that one chunk in full.
 
-    JSON keeps its keys: file, format, blocks, chars, warnings, furniture (the running headers,
+    JSON keeps its keys: file, format, blocks, chars, warnings, ocr_pages (the pages read by OCR, with
+    their mean word confidence), furniture (the running headers,
     footers and page numbers set aside, with their pages), decision, chunks (each chunk's fields but
     its merge group; ``index_text`` is its table rows with their columns' labels). With ``chunk``,
     ``chunks`` holds that chunk alone and ``chunk`` its ordinal. With ``embedded``, each chunk is
@@ -123,7 +124,7 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     out = _console()
     config = CutConfig.from_settings(settings)
     try:
-        doc = parse(path, max_bytes=config.max_bytes)
+        doc = parse(path, max_bytes=config.max_bytes, ocr=config.ocr)
         check_text_size(doc, config.max_text_chars)
     except ParseError as exc:
         if as_json:
@@ -144,6 +145,7 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
         data = {
             "file": str(path), "format": doc.format, "blocks": len(doc.blocks), "chars": len(doc.text),
             "warnings": list(doc.warnings),
+            "ocr_pages": [{"page": p.number, "confidence": p.ocr} for p in doc.properties.pages if p.ocr is not None],
             "furniture": [{"text": b.text, "page": b.locator.page} for b in doc.furniture],
             "decision": asdict(decision),
             "chunks": [{k: v for k, v in asdict(chunks[i]).items() if k != "group"} for i in selected],
@@ -155,6 +157,8 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     out.print(f"[bold]{escape(str(path))}[/]: {doc.format}, {len(doc.blocks)} blocks, {len(doc.text):,} characters")
     for warning in doc.warnings:
         out.print(f"[yellow]warning:[/] {escape(warning)}")
+    if ocr_line := _inspect_ocr(doc):
+        out.print(ocr_line)
     if doc.furniture:
         distinct = list(dict.fromkeys(b.text for b in doc.furniture))
         shown = ", ".join(repr(t) for t in distinct[:4]) + (f" and {len(distinct) - 4} more" if len(distinct) > 4 else "")
@@ -166,6 +170,15 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     for ordinal in selected:
         _inspect_chunk(out, ordinal, chunks[ordinal], full or chunk is not None, settings if embedded else None)
     return 0
+
+
+def _inspect_ocr(doc) -> str:
+    """Which pages were read by OCR, with their mean word confidence ('' when none was)."""
+    read = [p for p in doc.properties.pages if p.ocr is not None]
+    if not read:
+        return ""
+    pages = ", ".join(f"{p.number} ({p.ocr:.0f})" for p in read[:20]) + (" …" if len(read) > 20 else "")
+    return f"OCR: {len(read)} of {len(doc.properties.pages)} pages read by OCR (mean word confidence): {pages}"
 
 
 def _inspect_ordinals(total: int, chunk: int | None) -> list[int] | None:

@@ -22,6 +22,7 @@ from classifiers import DEFAULT_RULES, Decision, build_rules, classify, gather_f
 from parsers import ParseError, parse
 from parsers.errors import TooLarge
 from parsers.model import CELL_SEPARATOR, Document
+from parsers.ocr import OcrOptions
 from splitters import Budget, Chunk, TokenCounter, cl100k_counter, get_strategy, split_document
 from splitters.chunk import HEADING_SEPARATOR, cl100k, cl100k_floor, counts_cl100k
 from splitters.labels import join_spaced
@@ -29,7 +30,10 @@ from splitters.labels import join_spaced
 log = logging.getLogger(__name__)
 
 #: Error kinds after which the file's previous chunks stay in the index (the file may come back).
-KEEP_OLD_CHUNKS = frozenset({"corrupt", "encrypted", "timeout", "too_large", "error", "unreadable"})
+KEEP_OLD_CHUNKS = frozenset({"corrupt", "encrypted", "timeout", "too_large", "error", "unreadable", "no_ocr"})
+#: The share of the per-file time limit a file's OCR may take: pages past it are reported, not read,
+#: so a long scan is indexed in part rather than lost to the limit.
+OCR_TIME_SHARE = 0.8
 
 
 #: A file whose extracted text is longer than this is refused (``too_large``) before it is cut: the
@@ -61,11 +65,14 @@ class CutConfig:
     disabled_rules: tuple[str, ...] = ()
     rule_strategies: dict[str, str] = field(default_factory=dict)
     max_text_chars: int = MAX_TEXT_CHARS
+    ocr: OcrOptions = field(default_factory=OcrOptions)
 
     @classmethod
     def from_settings(cls, settings) -> CutConfig:
+        # OCR may take most of the file's time limit; the rest is for parsing, cutting and the pool.
+        ocr = settings.ocr_options(OCR_TIME_SHARE * settings.file_timeout_s)
         return cls(settings.budget, settings.strategy, dict(settings.overrides), settings.max_file_mb * 1024 * 1024,
-                   tuple(settings.disabled_rules), dict(settings.rule_strategies), settings.max_text_chars)
+                   tuple(settings.disabled_rules), dict(settings.rule_strategies), settings.max_text_chars, ocr)
 
     def rules(self) -> tuple:
         if not self.disabled_rules and not self.rule_strategies:
@@ -147,7 +154,7 @@ def cut_file(ref: FileRef, config: CutConfig) -> Outcome:
     except OSError as exc:
         return Outcome(ref, "", error_kind="unreadable", error=f"cannot read the file: {exc.strerror or exc}")
     try:
-        doc = parse(ref.path, max_bytes=config.max_bytes)
+        doc = parse(ref.path, max_bytes=config.max_bytes, ocr=config.ocr)
         check_text_size(doc, config.max_text_chars)
         decision, chunks = cut_document(doc, config, ref.doc_id)
     except ParseError as exc:

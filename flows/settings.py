@@ -20,6 +20,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from flows.embedders import EMBEDDERS
 from flows.pipeline import MAX_TEXT_CHARS
 from flows.store import CACHE, PASSAGE_TOKENS
+from parsers.ocr import OcrOptions
 from splitters import Budget, get_strategy
 
 #: Bump when a change in parsing/splitting code should re-index everything.
@@ -27,6 +28,12 @@ PIPELINE_VERSION = "3"
 #: The longest knowledge base name: its tables' folder names (``KB__manifest.lance``) must fit in
 #: the file system's 255 bytes with room to spare.
 KB_MAX_LENGTH = 64
+_DEFAULT_OCR = OcrOptions()
+
+
+def _ocr_shaping(ocr: OcrOptions) -> list:
+    """What of the OCR options shapes the text read (not the command's path, not its time)."""
+    return [ocr.enabled, ocr.languages, ocr.dpi, ocr.psm, ocr.max_pages, ocr.min_confidence]
 
 
 class Settings(BaseSettings):
@@ -62,6 +69,16 @@ class Settings(BaseSettings):
     max_text_chars: int = Field(default=MAX_TEXT_CHARS, ge=1, description="a file whose extracted text is longer is "
                                 "refused (too_large): it bounds the memory one file's vectors take")
     file_timeout_s: float = 300.0
+    ocr: bool = Field(default=True, description="read scanned PDF pages and images by OCR (Tesseract), when installed")
+    ocr_command: str = Field(default="tesseract", description="the Tesseract command (a name on PATH or a path)")
+    ocr_languages: str = Field(default="kor+eng", description="Tesseract languages, joined by '+'")
+    ocr_dpi: int = Field(default=300, ge=70, le=600, description="resolution scanned PDF pages are rendered at for OCR")
+    ocr_psm: int = Field(default=6, ge=0, le=13, description="Tesseract page segmentation mode (6: one block of "
+                         "text, measured best on Korean documents; 3: automatic)")
+    ocr_max_pages: int = Field(default=50, ge=0, description="scanned pages (or image frames) read by OCR per file "
+                               "at most; the others are reported in the file's warnings")
+    ocr_min_confidence: float = Field(default=30.0, ge=0, le=100, description="OCR words read with less confidence "
+                                      "(0-100) are left out of the text and reported")
     workers: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 1)))
     batch_files: int = Field(default=0, description="files per batch; 0 sizes batches to the run")
     allow_mass_delete: bool = False
@@ -149,7 +166,15 @@ class Settings(BaseSettings):
             "label_rows": self.label_rows,
             "passage_tokens": self.passage_tokens,
         }
+        ocr = _ocr_shaping(self.ocr_options())
+        if ocr != _ocr_shaping(_DEFAULT_OCR):  # only when changed: the indexes built before keep their fingerprint
+            shaping["ocr"] = ocr
         return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]
+
+    def ocr_options(self, time_budget_s: float | None = None) -> OcrOptions:
+        """How the parsers read scans; ``time_budget_s``: the seconds of OCR one file may take."""
+        return OcrOptions(self.ocr, self.ocr_command, self.ocr_languages, self.ocr_dpi, self.ocr_psm,
+                          self.ocr_min_confidence, self.ocr_max_pages, time_budget_s)
 
     def db_location(self) -> str:
         """The database location as the user should see it (absolute for local paths)."""

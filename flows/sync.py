@@ -30,7 +30,9 @@ from pathlib import Path
 from flows.pipeline import FileRef, file_hash, scan_root
 
 #: Error kinds worth another try on the next run even if the file did not change.
-RETRY_KINDS = frozenset({"error", "unreadable"})
+#: ``no_ocr``: a scan met no OCR engine; retried so that installing the engine is enough (cheap: no
+#: page is rendered while the engine is missing).
+RETRY_KINDS = frozenset({"error", "unreadable", "no_ocr"})
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ Limits that keep memory bounded live beside the code they bound: :data:`MAX_FILE
 zip/XML bombs in :mod:`parsers.containers`, rows and cells in :mod:`parsers.xlsx`, pages in
 :mod:`parsers.pdf`. Time is bounded by the caller: ``parse`` has no clock of its own (see the
 note in :mod:`parsers.pdf`); ``flows/workers.py`` runs it in a process pool with a per-file timeout.
+OCR (scanned PDF pages, images) is the exception: it gets a time budget of its own in
+:class:`parsers.ocr.OcrOptions`, so a long scan stops reading pages before the pool's limit kills it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from parsers.errors import ERROR_KINDS, CorruptFile, EmptyFile, ParseError, TooL
 from parsers.html import parse_html
 from parsers.hwp import parse_hwp
 from parsers.hwpx import parse_hwpx
+from parsers.image import parse_image
 from parsers.model import Block, Document, Locator, PageInfo, Properties, Table
+from parsers.ocr import OcrOptions
 from parsers.other import PARTITIONERS, parse_with_unstructured
 from parsers.pdf import parse_pdf
 from parsers.pptx import parse_pptx
@@ -35,6 +39,7 @@ Parser = Callable[[Path], Document]
 #: Format name -> parser. Formats not listed here go to unstructured (see UNSTRUCTURED_FORMATS).
 PARSERS: dict[str, Parser] = {
     "pdf": parse_pdf,
+    "image": parse_image,
     "xlsx": parse_xlsx,
     "csv": parse_csv,
     "pptx": parse_pptx,
@@ -46,14 +51,17 @@ PARSERS: dict[str, Parser] = {
     "txt": parse_txt,
 }
 UNSTRUCTURED_FORMATS = frozenset(PARTITIONERS)
+#: Formats whose parser reads scans by OCR: they take the OCR options as well.
+OCR_FORMATS = frozenset({"pdf", "image"})
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 #: Files larger than this are refused before parsing.
 MAX_FILE_BYTES = 512 * 1024 * 1024
 
 
-def parse(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Document:
-    """Parse one file into a Document, or raise a ParseError saying why not."""
+def parse(path: str | Path, max_bytes: int = MAX_FILE_BYTES, ocr: OcrOptions | None = None) -> Document:
+    """Parse one file into a Document, or raise a ParseError saying why not; scans are read by OCR
+    with ``ocr`` (default :class:`parsers.ocr.OcrOptions`)."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -65,7 +73,9 @@ def parse(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Document:
         raise TooLarge(f"{size:,} bytes (limit {max_bytes:,})")
     try:
         fmt = detect_format(path)
-        if fmt in PARSERS:
+        if fmt in OCR_FORMATS:
+            document = PARSERS[fmt](path, ocr=ocr)
+        elif fmt in PARSERS:
             document = PARSERS[fmt](path)
         elif fmt in UNSTRUCTURED_FORMATS:
             document = parse_with_unstructured(path, fmt)
@@ -85,12 +95,13 @@ def parse(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Document:
         raise CorruptFile(f"the {fmt} parser returned text with an unpaired UTF-16 surrogate (a seams defect: "
                           "please report it with the file)")
     if not document.text.strip():
-        hint = " (scanned pages need OCR, which seams does not do)" if fmt == "pdf" else ""
+        hint = {"pdf": " (no text layer, and no page is a scanned image for OCR)",
+                "image": " (OCR read no text in it)"}.get(fmt, "")
         raise EmptyFile(f"no extractable text in this {fmt} file{hint}")
     return document
 
 
 __all__ = [
-    "ERROR_KINDS", "PARSERS", "Block", "Document", "Locator", "PageInfo", "ParseError", "Properties",
-    "Table", "detect_format", "parse",
+    "ERROR_KINDS", "OCR_FORMATS", "PARSERS", "Block", "Document", "Locator", "OcrOptions", "PageInfo", "ParseError",
+    "Properties", "Table", "detect_format", "parse",
 ]

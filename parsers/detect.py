@@ -1,10 +1,11 @@
 """Detect a file's type from its bytes (magic numbers, container structure), then its name.
 
 A PDF named ``.docx`` is a PDF here; a workbook named ``.dat`` is a workbook. An OLE2 container
-that holds an ``EncryptedPackage`` is an encrypted Office file, whatever its extension says. Known
-binary types seams has no parser for (images, archives, legacy Office, HWP 3) are named in the
-``unsupported`` message; unknown binary is ``unsupported`` too. Text is decoded by
-:func:`decode_text` (BOMs, BOM-less UTF-16/32, UTF-8, CP949/EUC-KR, then a statistical guess).
+that holds an ``EncryptedPackage`` is an encrypted Office file, whatever its extension says. Images
+(PNG, JPEG, TIFF, BMP, WebP) are ``image``, read by OCR. Known binary types seams has no parser for
+(GIF, archives, legacy Office, HWP 3) are named in the ``unsupported`` message; unknown binary is
+``unsupported`` too. Text is decoded by :func:`decode_text` (BOMs, BOM-less UTF-16/32, UTF-8,
+CP949/EUC-KR, then a statistical guess).
 """
 
 from __future__ import annotations
@@ -42,13 +43,12 @@ _ODF_UNSUPPORTED = {
     "application/vnd.oasis.opendocument.spreadsheet": "OpenDocument spreadsheet (.ods); save it as .xlsx",
     "application/vnd.oasis.opendocument.presentation": "OpenDocument presentation (.odp); save it as .pptx",
 }
+#: Leading bytes of the images read by OCR (PNG, JPEG, TIFF both byte orders); WebP and BMP are
+#: told by their RIFF header and their "BM" with the name (two letters alone prove little).
+_IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
 #: Leading bytes of binary formats seams does not read -> what to tell the user.
 _BINARY_SIGNATURES = (
-    (b"\x89PNG\r\n\x1a\n", "PNG image (text in images needs OCR, which seams does not do)"),
-    (b"\xff\xd8\xff", "JPEG image (text in images needs OCR, which seams does not do)"),
     (b"GIF87a", "GIF image"), (b"GIF89a", "GIF image"),
-    (b"II*\x00", "TIFF image (scans need OCR, which seams does not do)"),
-    (b"MM\x00*", "TIFF image (scans need OCR, which seams does not do)"),
     (b"\x1f\x8b", "gzip archive"), (b"7z\xbc\xaf\x27\x1c", "7-Zip archive"), (b"Rar!", "RAR archive"),
     (b"\x7fELF", "executable"),
     (b"HWP Document File V", "Hangul HWP 3 document (before HWP 5); save it as .hwp 5, .hwpx or PDF"),
@@ -73,6 +73,9 @@ def detect_format(path: Path) -> str:
         return _detect_ole(path)
     if head.startswith(b"{\\rtf"):
         return "rtf"
+    if head.startswith(_IMAGE_SIGNATURES) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP") \
+            or (head[:2] == b"BM" and path.suffix.lower() in (".bmp", ".dib")):
+        return "image"
     for signature, name in _BINARY_SIGNATURES:
         if head.startswith(signature):
             raise UnsupportedFile(name)

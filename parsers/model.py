@@ -165,6 +165,8 @@ class PageInfo:
     width: float
     height: float
     chars: int
+    #: Mean OCR word confidence (0-100) of a page read by OCR (a scan); None for a text layer.
+    ocr: float | None = None
 
     @property
     def landscape(self) -> bool:

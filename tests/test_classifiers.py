@@ -185,7 +185,8 @@ def test_inspect_one_chunk_in_full(tmp_path, capsys):
     path.write_text(REGULATION, "utf-8")
     assert inspect_file(path, Settings(), as_json=True) == 0
     everything = json.loads(capsys.readouterr().out)
-    assert set(everything) == {"file", "format", "blocks", "chars", "warnings", "furniture", "decision", "chunks"}, \
+    assert set(everything) == {"file", "format", "blocks", "chars", "warnings", "ocr_pages", "furniture", "decision",
+                               "chunks"}, \
         "stable keys"
     last = len(everything["chunks"]) - 1
     assert inspect_file(path, Settings(), as_json=True, chunk=-1) == 0

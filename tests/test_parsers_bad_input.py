@@ -231,8 +231,8 @@ def test_password_protected_office_files_are_encrypted(tmp_path: Path, name: str
 def test_unknown_and_unreadable_types_are_unsupported(tmp_path: Path) -> None:
     binary = tmp_path / "blob.dat"
     binary.write_bytes(bytes(range(256)) * 16)
-    image = tmp_path / "scan.pdf"  # a PNG named .pdf: the bytes decide
-    image.write_bytes(png_header(10, 10))
+    image = tmp_path / "scan.pdf"  # a GIF named .pdf: the bytes decide (PNG, JPEG, TIFF are read by OCR)
+    image.write_bytes(b"GIF89a\x0a\x00\x0a\x00\x00\x00\x00;")
     archive = tmp_path / "bundle.zip"
     with zipfile.ZipFile(archive, "w") as bundle:
         bundle.writestr("a.txt", "hello")
