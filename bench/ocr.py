@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from parsers.ocr import OcrOptions, OcrPage, read_image, unavailable_reason  # noqa: E402
-from parsers.pdf import ocr_document  # noqa: E402
+from parsers.pdf.scans import ocr_document  # noqa: E402
 
 MIN_CHARS = 400
 NOISE_SIGMA = 12.0

@@ -2,7 +2,7 @@
 
 Each frame is turned upright (EXIF orientation), flattened onto white, made grayscale and read by
 :func:`parsers.ocr.read_image` at the resolution the file declares (300 dpi when it declares none or
-an implausible one); the lines are laid out as a PDF's are (:func:`parsers.pdf.ocr_document`). A
+an implausible one); the lines are laid out as a PDF's are (:func:`parsers.pdf.scans.ocr_document`). A
 page's size in points comes from its pixels and that resolution.
 
 Without the OCR engine an image fails with kind ``no_ocr`` and the install hint (it is tried again
@@ -19,7 +19,7 @@ from typing import Any
 from parsers.errors import CorruptFile, EmptyFile, NeedsOcr, TooLarge, UnsupportedFile
 from parsers.model import Document
 from parsers.ocr import OcrOptions, OcrPage, OcrUnavailable, dropped_warning, read_image, unavailable_reason
-from parsers.pdf import ocr_document
+from parsers.pdf.scans import ocr_document
 
 #: Pixels of one frame at most (a 600-dpi A3 scan is 70 million).
 MAX_PIXELS = 120_000_000

@@ -2,7 +2,7 @@
 bounded time and memory. Every file is written into ``tmp_path`` by the test itself.
 
 Kinds: empty, corrupt, encrypted, unsupported, too_large (and timeout, which belongs to the flow's
-process pool: ``parse`` has no clock of its own; see the note in ``parsers/pdf.py``).
+process pool: ``parse`` has no clock of its own; see the note in ``parsers/pdf/__init__.py``).
 """
 
 from __future__ import annotations

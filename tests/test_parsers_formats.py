@@ -533,7 +533,8 @@ def test_the_pdfium_grid_is_the_grid_pdfplumber_finds(tmp_path: Path) -> None:
     import pypdfium2 as pdfium
     from fixtures.files import make_scrambled_table_pdf
 
-    from parsers.pdf import _EdgePage, _may_have_table, _ruling_edges, _Transform
+    from parsers.pdf.page import Transform
+    from parsers.pdf.ruled import _EdgePage, _ruling_edges, may_have_table
 
     files = [make_pdf(tmp_path / "t.pdf", [["표 위 문단입니다."], ["둘째 쪽"]],
                       table=[["구분", "2024년", "2025년"], ["예산", "112", "138"], ["인원", "3", "4"]]),
@@ -548,10 +549,10 @@ def test_the_pdfium_grid_is_the_grid_pdfplumber_finds(tmp_path: Path) -> None:
             continue
         with plumber:
             for index, page in enumerate(document):
-                if not _may_have_table(page):
+                if not may_have_table(page):
                     continue
                 width, height = page.get_size()
-                edges = _ruling_edges(page, _Transform.of(page, width, height))
+                edges = _ruling_edges(page, Transform.of(page, width, height))
                 mine = pdfplumber.table.TableFinder(_EdgePage(edges, (0.0, 0.0, width, height))).tables
                 theirs = plumber.pages[index].find_tables()
                 crop, media = plumber.pages[index].cropbox, plumber.pages[index].mediabox
@@ -963,7 +964,7 @@ def test_pdf_lines_ending_in_a_space_do_not_break_their_paragraph(tmp_path: Path
 def test_pdf_line_that_runs_on_to_the_next_is_split_where_the_page_line_changes() -> None:
     """Some producers write a new line's first word right after the previous line's last one, with
     no line break in the text; where the glyphs jump back to the margin and down, a line begins."""
-    from parsers.pdf import _visual_lines
+    from parsers.pdf.text import _visual_lines
 
     text = "출연할 수 있다. 제39조(제규정) 원장이 정한다.\r\n다음 줄"
     second = text.index("제39조")
@@ -983,7 +984,7 @@ def test_pdf_centred_heading_run_on_after_a_short_line_is_a_line_of_its_own() ->
     """The same run-on, where the next page line is a centred chapter title that starts right of
     where the short last line of an article ended ("…관리하여야 한다. 제2장 출장신청･복명 등"); letters
     set one under the other (a vertical "CONTENTS") stay one line."""
-    from parsers.pdf import _visual_lines
+    from parsers.pdf.text import _visual_lines
 
     text = "관리하여야 한다. 제2장 출장신청 등 CONTENTS"
     chapter, vertical = text.index("제2장"), text.index("CONTENTS")
@@ -1076,7 +1077,7 @@ def test_a_glyph_boxed_wider_than_it_advances_is_centred_on_its_advance():
     and became a stray "6" above it, the cell reading "△9.9". A glyph is centred on its advance (to
     the next glyph of its line, or the previous glyph's for the last one); a glyph boxed no wider
     than it advances (Hangul, or one alone) keeps its box's centre."""
-    from parsers.pdf import ink_centre
+    from parsers.pdf.page import ink_centre
 
     text = "9.96 가나"
     boxes = {0: (515.96, 311.1, 526.99, 324.4), 1: (521.36, 311.1, 532.39, 324.4), 2: (524.12, 311.1, 535.15, 324.4),
