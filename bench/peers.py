@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--db", default=".seams/evaluate")
-    parser.add_argument("--out", default=None, help="Markdown file (default reports/peers-DATASET-EMBEDDER.md)")
+    parser.add_argument("--out", default=None, help="Markdown file (default reports/peers-PARENT-FOLDER-EMBEDDER.md)")
     args = parser.parse_args(argv)
     if args.folder and not args.questions:
         parser.error("--folder needs --questions")
@@ -101,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     seams_run = run_peer(SEAMS, files)
 
     configs = ["seams", *[f"peer:{p}" for p in runnable]]
-    out_dir = Path("reports") / f"peers-{Path(path).resolve().name}-{settings.embedder}"
+    # the folder and its parent name the report: .seams/devset/files and .seams/heldout2/files differ
+    label = "-".join(Path(path).resolve().parts[-2:])
+    out_dir = Path("reports") / f"peers-{label}-{settings.embedder}"
     evaluation = run_evaluate(source, path, args.questions, configs, None, args.k, args.modes.split(","),
                               settings, str(out_dir), None)
     modes = list(evaluation.options.modes)
@@ -173,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                  f"{out_dir / 'report.md'}.\n")
     text = "\n".join(lines)
     print("\n" + text)
-    out = Path(args.out or Path("reports") / f"peers-{Path(path).resolve().name}-{settings.embedder}.md")
+    out = Path(args.out or f"{out_dir}.md")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     print(f"written: {out}", file=sys.stderr)

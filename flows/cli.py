@@ -190,7 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--modes", help="comma-separated retrieval modes (default: all, vector,fts,hybrid)")
     evaluate.add_argument("--configs", help="comma-separated configurations (default: seams and the baselines "
                           "tokens:200/0, tokens:250/125, tokens:400/0, tokens:800/400, recursive:200/0, "
-                          "recursive:400/0, none)")
+                          "recursive:400/0, none); peers, each parsing and chunking its own way: peer:langchain, "
+                          "peer:llamaindex, peer:unstructured, peer:chonkie (pip install 'seams[peers]')")
     evaluate.add_argument("--variant", action="append", metavar="KEY=VALUE[,KEY=VALUE]",
                           help="a variant of seams' default, e.g. max=400 or heading=on or strategy=section,max=600 "
                           "(forced for every file) or only=sheet,pack=250 (the budget only for the files the "
