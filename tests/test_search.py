@@ -93,7 +93,7 @@ def test_the_query_uses_the_embedder_the_kb_was_built_with(kb):
     hits = search(settings(db).model_copy(update={"embedder": ""}), "trains", k=1, mode="vector")
     assert docs(hits) == ["travel.md"]
     # ... and naming another one is refused, saying what to do, rather than comparing unlike vectors.
-    with pytest.raises(UsageError, match="built with the embedder hashing, not e5-small.*new --kb"):
+    with pytest.raises(UsageError, match=r"built with the embedder hashing, not e5-small.*new --kb"):
         search(settings(db).model_copy(update={"embedder": "e5-small"}), "trains", k=1, mode="vector")
 
 
