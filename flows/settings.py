@@ -12,6 +12,7 @@ import json
 import os
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -106,6 +107,17 @@ class Settings(BaseSettings):
     @classmethod
     def _known_embedder(cls, value: str) -> str:
         return str(parse_spec(value)) if value.strip() else ""  # canonical; unknown names raise with the known
+
+    @field_validator("embed_url")
+    @classmethod
+    def _no_secret_in_url(cls, value: str) -> str:
+        # Settings travel as the flow run's parameters (stored by Prefect's server) and the URL is
+        # recorded in the knowledge base: a key in it would be stored in both.
+        parts = urlsplit(value.strip())
+        if parts.username or parts.password or parts.query:
+            raise ValueError("the embedding endpoint's URL may not carry a user, password or query string: put "
+                             "the key in OPENAI_API_KEY (or the variable SEAMS_EMBED_KEY_ENV names)")
+        return value.strip()
 
     @property
     def embedder_spec(self) -> str:

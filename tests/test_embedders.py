@@ -108,6 +108,10 @@ def test_what_a_knowledge_base_records_holds_no_secret():
     assert text == "openai:text-embedding-3-small @ https://api.example.com/v1" and "secret" not in text
     assert split_recorded(text) == (spec, "https://api.example.com/v1")
     assert recorded(parse_spec("hashing"), "http://ignored") == "hashing"
+    # settings are a flow run's parameters, stored by Prefect: a URL with a secret is refused there
+    for url in ("https://user:sk-secret@api.example.com/v1", "https://api.example.com/v1?key=sk-secret"):
+        with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+            Settings(embed_url=url)
 
 
 # -- e5-small in process --------------------------------------------------------------------------
@@ -190,20 +194,26 @@ def test_a_server_that_stays_down_fails_its_files_and_they_keep_their_chunks(tmp
         {"doc0.md", "doc3.md"}
 
 
-def test_an_endpoint_down_from_the_start_fails_the_files_with_one_line_each_and_exit_1(
-        tmp_path, capsys, prefect_harness):
+def test_an_endpoint_that_stays_down_fails_the_files_with_one_line_each_and_exit_1(
+        tmp_path, capsys, monkeypatch, prefect_harness, proxy):
     from flows.cli import EXIT_SOME_FAILED, main
 
     docs = _docs(tmp_path / "docs")
+    monkeypatch.setenv("SEAMS_EMBED_RETRIES", "1")
+    # Down part way (the embedder answered once, then every request fails): the flow's embed task
+    # hands the error back and the files fail with it. Down from the start: no file is cut.
+    embedder_for(Settings(embedder=SPEC, embed_url=proxy.url))
+    proxy.faults = ["503"] * 50
     dead = f"http://127.0.0.1:{free_port()}/v1"
-    code = main(["ingest", str(docs), "--db", str(tmp_path / "db"), "--embedder", SPEC, "--embed-url", dead,
-                 "--workers", "0", "--json"])
-    out, err = capsys.readouterr()
-    assert code == EXIT_SOME_FAILED
-    assert "Traceback" not in out + err
-    files = json.loads(out)["files"]
-    assert [f["error_kind"] for f in files] == ["embedder_unavailable"] * 3
-    assert all("did not answer after" in f["error"] for f in files)
+    for url, last in ((proxy.url, "503"), (dead, "connection (ConnectError)")):
+        code = main(["ingest", str(docs), "--db", str(tmp_path / "db"), "--embedder", SPEC, "--embed-url", url,
+                     "--workers", "0", "--json"])
+        out, err = capsys.readouterr()
+        assert code == EXIT_SOME_FAILED
+        assert "Traceback" not in out + err
+        files = json.loads(out)["files"]
+        assert [f["error_kind"] for f in files] == ["embedder_unavailable"] * 3
+        assert all(f"did not answer after 2 attempts (last: {last})" in f["error"] for f in files), files
 
 
 def test_a_knowledge_base_remembers_its_embedder_and_refuses_another(tmp_path, server, capsys, monkeypatch):
