@@ -266,6 +266,7 @@ def _cut_embed_write(plan: Plan, settings: Settings, store: Store, steps: Steps,
     were indexed (the next run tries them again)."""
     held = _held_paths(store, plan.to_cut, manifest)
     down: EmbedderError | None = None
+    done: set[str] = set()
     for outcomes in _cut_batches(plan.to_cut, settings, steps):
         for group in embedding_groups(outcomes, settings.embed_group_vectors, settings.passage_tokens):
             if down is None:
@@ -277,6 +278,13 @@ def _cut_embed_write(plan: Plan, settings: Settings, store: Store, steps: Steps,
                 tally.files_done(_embedder_failed(o.ref, o.ref.path in manifest, down, o.format) for o in group)
             else:
                 tally.files_done(_cut_report(outcome, outcome.ref.path in manifest) for outcome in group)
+            done.update(outcome.ref.path for outcome in group)
+        tally.batch_done()
+        if down is not None:
+            break  # the files not cut yet are not cut for nothing (a batch started ahead is dropped)
+    if down is not None and len(done) < len(plan.to_cut):
+        tally.files_done(_embedder_failed(ref, ref.path in manifest, down) for ref in plan.to_cut
+                         if ref.path not in done)
         tally.batch_done()
 
 
