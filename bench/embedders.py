@@ -17,7 +17,7 @@ port of 127.0.0.1, then, one after the other:
 
 The ratio is texts per second through the ingest's flow over texts per second alone.
 
-Usage: python bench/embedders.py FOLDER [--threads 2] [--concurrency 4]
+Usage: python bench/embedders.py FOLDER [--threads 2] [--concurrency 2]
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="the server's threads")
-    parser.add_argument("--concurrency", type=int, default=4, help="requests in flight (SEAMS_EMBED_CONCURRENCY)")
+    parser.add_argument("--concurrency", type=int, default=2, help="requests in flight (SEAMS_EMBED_CONCURRENCY)")
     args = parser.parse_args()
 
     from flows.environment import apply_defaults
@@ -89,7 +89,7 @@ def main() -> None:
         alone = time.perf_counter() - started
 
         with tempfile.TemporaryDirectory() as db:
-            env = dict(os.environ, PYTHONPATH=str(REPO))
+            env = dict(os.environ, PYTHONPATH=str(REPO), SEAMS_EMBED_CONCURRENCY=str(args.concurrency))
             command = [sys.executable, "-m", "flows.cli", "ingest", args.folder, "--db", db, "--embedder", SPEC,
                        "--embed-url", url, "--json"]
             started = time.perf_counter()

@@ -42,9 +42,11 @@ class Settings(BaseSettings):
                            "http://127.0.0.1:8000/v1); empty: the one the knowledge base recorded")
     embed_key_env: str = Field(default="OPENAI_API_KEY", description="the environment variable holding the "
                                "endpoint's key (the key itself is never a setting)")
-    embed_concurrency: int = Field(default=4, ge=1, description="embedding requests in flight")
-    embed_batch_tokens: int = Field(default=8192, ge=1, description="tokens per embedding request at most")
-    embed_timeout_s: float = Field(default=60.0, gt=0, description="seconds an embedding request may take")
+    embed_concurrency: int = Field(default=2, ge=1, description="embedding requests in flight (a server that "
+                                   "embeds one request at a time only queues more: raise it for hosted APIs)")
+    embed_batch_tokens: int = Field(default=4096, ge=1, description="tokens per embedding request at most")
+    embed_timeout_s: float = Field(default=120.0, gt=0, description="seconds an embedding request may take, "
+                                   "its wait in the server's queue included")
     embed_retries: int = Field(default=5, ge=0, description="times a failed embedding request is sent again")
     embed_threads: int = Field(default_factory=lambda: os.cpu_count() or 1)
     embed_batch: int = 64

@@ -93,9 +93,9 @@ class EmbedConfig:
     threads: int = 1
     url: str = ""
     key_env: str = "OPENAI_API_KEY"
-    concurrency: int = 4
-    batch_tokens: int = 8192
-    timeout_s: float = 60.0
+    concurrency: int = 2
+    batch_tokens: int = 4096
+    timeout_s: float = 120.0
     retries: int = 5
 
 
