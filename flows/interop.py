@@ -23,7 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from flows.embed import Embedder, get_embedder
+from flows.embed import EmbedConfig, Embedder, get_embedder, split_recorded
 from flows.errors import UsageError
 from flows.store import CHUNKS, Store
 
@@ -36,7 +36,11 @@ def chunks_table_name(kb: str = "default") -> str:
 
 
 def _embedder(name: str, threads: int) -> Embedder:
-    return get_embedder(name, threads or os.cpu_count() or 1)
+    """``name`` as a specification, or as a knowledge base records it (``SPEC @ URL``, the ``embedder``
+    column): a remote embedder's endpoint comes from there unless ``SEAMS_EMBED_URL`` says another."""
+    spec, url = split_recorded(name)
+    threads = threads or os.cpu_count() or 1
+    return get_embedder(spec, threads, EmbedConfig(threads=threads, url=os.environ.get("SEAMS_EMBED_URL") or url))
 
 
 @cache
@@ -94,7 +98,8 @@ def _missing_extra(exc: ImportError) -> UsageError:
 
 def langchain_embeddings(embedder: str = DEFAULT_EMBEDDER, threads: int = 0):
     """LangChain ``Embeddings`` that embed as seams does with ``embedder`` (use the knowledge base's
-    own: ``seams search --json`` does not say it, the ``embedder`` column and ``metadata.embedder`` do)."""
+    own: ``seams search --json`` does not say it, the ``embedder`` column and ``metadata.embedder`` do,
+    and their value can be given as it is: documents as passages, questions as queries)."""
     try:
         return _langchain_class()(embedder, threads)
     except ImportError as exc:
