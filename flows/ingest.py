@@ -116,6 +116,8 @@ class IngestReport:
         if self.embed_retries:
             reasons = ", ".join(f"{reason}: {n}" for reason, n in sorted(self.embed_retries.items()))
             retried = f"; {sum(self.embed_retries.values())} embedding requests retried ({reasons})"
+        if self.over_length:
+            retried += f"; {self.over_length} texts over the embedder's input length (its rule: README, Embedders)"
         return (f"{counts['added']} added, {counts['updated']} updated, {counts['unchanged']} unchanged, "
                 f"{counts['deleted']} deleted, {counts['failed']} failed{since}, {counts['skipped']} skipped{retried}")
 
