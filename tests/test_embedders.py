@@ -154,6 +154,15 @@ def test_prefixes_go_before_the_text_and_over_length_texts_are_averaged_over_win
     assert np.isclose(np.linalg.norm(vector), 1.0, atol=1e-5)
 
 
+def test_an_ingest_says_how_many_texts_were_over_the_models_length(tmp_path, server):
+    spec = f"{SPEC}&max_input_tokens=64"
+    report = _ingest(_docs(tmp_path / "docs"), _settings(tmp_path, server, embedder=spec))
+    assert report.failed == 0 and report.over_length > 0
+    assert f"{report.over_length} texts over the embedder's input length" in report.summary()
+    plain = _ingest(_docs(tmp_path / "again"), _settings(tmp_path, server, "plain"))
+    assert plain.over_length == 0 and "input length" not in plain.summary()
+
+
 def test_faults_are_retried_and_the_knowledge_base_equals_a_clean_runs(tmp_path, server, proxy):
     docs = _docs(tmp_path / "docs")
     clean = _settings(tmp_path, server, "clean")
