@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from flows.embedders import get_embedder, text_hash
+from flows.embed import embedder_for, text_hash
 from flows.evaluate import metrics
 from flows.evaluate.configs import configurations
 from flows.evaluate.results import Options
@@ -114,9 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     dataset = load_dataset("chroma" if args.chroma else "folder", args.chroma or args.folder, args.questions)
     options = Options(k=args.k, settings=Settings(db=args.db))
-    embedder = get_embedder(options.embedder, options.threads)
+    embedder = embedder_for(options.settings)
     texts = {text_hash(q.text): q.text for q in dataset.questions}
-    cached, _, _ = embed_texts(texts, embedder, Store(options.store_uri, "eval"), options.batch, "questions")
+    cached, _, _ = embed_texts(texts, embedder, Store(options.store_uri, "eval"), options.batch, "questions",
+                                 queries=True)
     vectors = np.stack([cached[text_hash(q.text)] for q in dataset.questions]).astype(np.float32)
     languages = sorted({q.language for q in dataset.questions} - {""})
     for config in configurations(args.configs.split(","), args.variant):

@@ -39,7 +39,7 @@ def main() -> None:
     from flows.environment import apply_defaults
 
     apply_defaults()
-    from flows.embedders import get_embedder
+    from flows.embed import embedder_for
     from flows.pipeline import CutConfig, embedded_texts, walk
     from flows.settings import Settings
     from flows.workers import close_cutters, cut_batch
@@ -58,15 +58,15 @@ def main() -> None:
         chunk, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens,
         settings.label_rows != "off")))
 
-    embedder = get_embedder(settings.embedder, settings.embed_threads)
-    embedder.encode(texts[:8])
+    embedder = embedder_for(settings)
+    embedder.passages(texts[:8])
     started = time.perf_counter()
     for i in range(0, len(texts), settings.embed_batch):
-        embedder.encode(texts[i:i + settings.embed_batch])
+        embedder.passages(texts[i:i + settings.embed_batch])
     embed_seconds = time.perf_counter() - started
 
     with tempfile.TemporaryDirectory() as db:
-        ingest_seconds, _ = ingest(Path(args.folder), Path(db), settings.embedder)
+        ingest_seconds, _ = ingest(Path(args.folder), Path(db), settings.embedder_spec)
 
     slowest = max(cut_seconds, embed_seconds)
     print(f"{len(refs)} files, {len(chunks):,} chunks, {len(texts):,} texts embedded ({settings.embedder}, "

@@ -1,6 +1,7 @@
 """The ``seams`` command line.
 
-Exit codes: 0 all good; 1 some files failed (the rest were indexed); 2 usage error (bad arguments,
+Exit codes: 0 all good; 1 some files failed (the rest were indexed), or the embedder's endpoint
+failed a search; 2 usage error (bad arguments,
 missing paths, unknown names, no such database or knowledge base); 3 no Prefect server could be
 started (nothing was run); 4 internal error (a crash: out of memory, a failed write, a bug — one line,
 the traceback with ``SEAMS_DEBUG=1``); 130 interrupted.
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flows.environment import apply_defaults
-from flows.errors import UsageError
+from flows.errors import EmbedderError, UsageError
 
 if TYPE_CHECKING:
     from flows.settings import Settings
@@ -59,6 +60,8 @@ _SHAPE = {
 }
 #: The settings with no flag: their ``SEAMS_*`` environment variables set them.
 ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_group_vectors", "embed_plain_cells", "label_rows",
+                               "embed_key_env", "embed_concurrency", "embed_batch_tokens", "embed_timeout_s",
+                               "embed_retries",
                                "passage_tokens", "max_file_mb", "max_text_chars", "file_timeout_s", "batch_files",
                                "ocr", "ocr_command", "ocr_languages", "ocr_dpi", "ocr_psm", "ocr_max_pages",
                                "ocr_min_confidence"})
@@ -71,10 +74,18 @@ def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:
     return key, value
 
 
+EMBEDDER_HELP = ("embedder specification: use-multilingual (default), e5-small, minilm, hashing, openai:MODEL, "
+                 "sentence-transformers:PATH, options after '?', e.g. openai:MODEL?input_type=query,passage "
+                 "(env SEAMS_EMBEDDER); a knowledge base remembers its own, so leave it out after the first ingest")
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="LanceDB directory or URI (default: .seams/lancedb, env SEAMS_DB)")
     parser.add_argument("--kb", help="knowledge base name (default: default, env SEAMS_KB)")
-    parser.add_argument("--embedder", help="embedder name: use-multilingual (default), minilm, hashing")
+    parser.add_argument("--embedder", help=EMBEDDER_HELP)
+    parser.add_argument("--embed-url", help="endpoint of an openai:MODEL embedder, e.g. http://127.0.0.1:8000/v1 "
+                        "(env SEAMS_EMBED_URL; the key comes from OPENAI_API_KEY or the variable SEAMS_EMBED_KEY_ENV "
+                        "names)")
 
 
 def _cutting(parser: argparse.ArgumentParser) -> None:
@@ -138,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     search = sub.add_parser(
         "search", help="query a knowledge base",
         description="Rank a knowledge base's chunks for a question. The question is embedded with the "
-        "embedder the knowledge base was built with.")
+        "embedder the knowledge base was built with (it records it); SEAMS_EMBEDDER naming another is refused.")
     search.add_argument("query")
     search.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
     search.add_argument("--mode", help="hybrid (default: the full-text order, the vector ranking breaking near-ties and "
@@ -146,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "otherwise, e.g. Korean) or vector (embeddings)")
     search.add_argument("--db", help="LanceDB directory or URI (default: .seams/lancedb, env SEAMS_DB)")
     search.add_argument("--kb", help="knowledge base name (default: default, env SEAMS_KB)")
+    search.add_argument("--embed-url", help="the endpoint of its openai:MODEL embedder, when it moved since the "
+                        "knowledge base recorded it (env SEAMS_EMBED_URL)")
     search.add_argument("--json", action="store_true", help="stable machine-readable output")
     search.set_defaults(run=cmd_search)
     serve = sub.add_parser(
@@ -201,8 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     # A default of its own, unlike every other flag of a setting: the evaluation never writes into SEAMS_DB.
     evaluate.add_argument("--db", default=".seams/evaluate",
                           help="evaluation LanceDB directory, keeps the embedding cache (default .seams/evaluate)")
-    evaluate.add_argument("--embedder", help="embedder for every configuration: use-multilingual (default), minilm, "
-                          "hashing (env SEAMS_EMBEDDER)")
+    evaluate.add_argument("--embedder", help="embedder for every configuration: " + EMBEDDER_HELP.split(": ", 1)[1])
+    evaluate.add_argument("--embed-url", help="endpoint of an openai:MODEL embedder (env SEAMS_EMBED_URL)")
     evaluate.add_argument("--limit", type=int, help="score only the first N questions (a quick look)")
     evaluate.set_defaults(run=cmd_evaluate)
     return parser
@@ -229,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"seams: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except EmbedderError as exc:  # a search or evaluation whose embedder failed (an ingest fails its files)
+        print(f"seams: error: the embedder failed: {exc}", file=sys.stderr)
+        return EXIT_SOME_FAILED
     except KeyboardInterrupt:
         print("seams: interrupted", file=sys.stderr)
         return 130
@@ -266,6 +282,16 @@ def _require_runner(settings: Settings) -> None:
         raise UsageError("the dask runner needs the optional extra: pip install 'seams[dask]'")
 
 
+def _require_same_embedder(settings: Settings) -> None:
+    """An ingest naming another embedder than the knowledge base's is a usage error before any server
+    starts or file is read (the flow checks again, under the knowledge base's lock)."""
+    if "://" not in settings.db and not Path(settings.db).expanduser().is_dir():
+        return  # a new database: connecting would create it before the run
+    from flows.store import Store
+
+    settings.with_recorded_embedder(Store(settings.db, settings.kb).recorded_embedder())
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
@@ -281,6 +307,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from flows.server import one_off_api
 
     _require_runner(settings)
+    _require_same_embedder(settings)
     _ocr_note(args.paths, settings)
     with one_off_api():
         report = console.ingest_with_progress([str(p) for p in args.paths], settings, as_json=args.json)

@@ -32,8 +32,8 @@ from prefect.cache_policies import NO_CACHE
 from prefect.states import Completed
 from prefect.utilities.annotations import quote
 
-from flows.embedders import embed_cached, get_embedder, text_hash
-from flows.errors import UsageError
+from flows.embed import embed_cached, embedder_for, text_hash
+from flows.errors import EmbedderError, UsageError
 from flows.markdown import table as markdown_table
 from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embedded_texts, passage_count
 from flows.progress import Listeners
@@ -74,6 +74,9 @@ class IngestReport:
     rows_deleted: int = 0
     seconds: float = 0.0
     refused: list[str] = field(default_factory=list)  # roots whose deletions were refused
+    embedder: str = ""  # as the knowledge base records it (flows.embed.spec.recorded)
+    embed_retries: dict[str, int] = field(default_factory=dict)  # embedding requests sent again, by reason
+    over_length: int = 0  # texts over the embedder's input length (embedded by its stated rule)
 
     def count(self, action: str) -> int:
         return sum(1 for f in self.files if f.action == action)
@@ -109,8 +112,14 @@ class IngestReport:
         """The counts (:meth:`counts`), each file counted once."""
         counts, stale = self.counts(), self.stale_failures
         since = f" ({stale} unchanged since they failed; --retry-failed tries again)" if stale else ""
+        retried = ""
+        if self.embed_retries:
+            reasons = ", ".join(f"{reason}: {n}" for reason, n in sorted(self.embed_retries.items()))
+            retried = f"; {sum(self.embed_retries.values())} embedding requests retried ({reasons})"
+        if self.over_length:
+            retried += f"; {self.over_length} texts over the embedder's input length (its rule: README, Embedders)"
         return (f"{counts['added']} added, {counts['updated']} updated, {counts['unchanged']} unchanged, "
-                f"{counts['deleted']} deleted, {counts['failed']} failed{since}, {counts['skipped']} skipped")
+                f"{counts['deleted']} deleted, {counts['failed']} failed{since}, {counts['skipped']} skipped{retried}")
 
 
 #: Called with (FileReport, done, total) as files finish; the CLI sets it to draw its progress.
@@ -121,8 +130,9 @@ progress = Listeners()
 # -- embedding and writing ----------------------------------------------------------------------
 
 def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) -> tuple[dict[str, np.ndarray], int, int]:
-    """Vectors for every chunk text to embed, from the cache where possible. Returns (vectors, new, reused)."""
-    embedder = get_embedder(settings.embedder, settings.embed_threads)
+    """Vectors for every chunk text to embed (as passages), from the cache where possible. Returns
+    (vectors, new, reused); an embedder that fails raises :class:`flows.errors.EmbedderError`."""
+    embedder = embedder_for(settings)
     texts = {text_hash(t): t for o in outcomes for c in o.chunks
              for t in embedded_texts(c, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens,
                                  settings.label_rows != "off")}
@@ -189,7 +199,17 @@ def quoted(task_) -> Callable:
     return call
 
 
-embed_task = task(embed_outcomes, name="embed-chunks", cache_policy=NO_CACHE)
+def embed_or_error(outcomes: list[Outcome], settings: Settings, store: Store):
+    """:func:`embed_outcomes`, an embedder's failure returned rather than raised: the flow's task then
+    ends as it should (Prefect would log a raised one as a crash, with its traceback), and the
+    files fail with it, one line each (:func:`run_ingest`)."""
+    try:
+        return embed_outcomes(outcomes, settings, store)
+    except EmbedderError as exc:
+        return exc
+
+
+embed_task = task(embed_or_error, name="embed-chunks", cache_policy=NO_CACHE)
 write_task = task(write_rows, name="write-batch", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
 manifest_task = task(write_manifest_rows, name="write-manifest", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
 forget_task = task(forget_files, name="forget-deleted", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
@@ -202,9 +222,11 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     started = time.perf_counter()
     store = Store(settings.db, settings.kb)
     store.upgrade()  # a chunks table of an older layout: columns added in place, or re-created
+    settings = kb_settings(store, settings)  # the knowledge base's own embedder; another one is refused
     manifest, fingerprint = store.manifest(), settings.fingerprint()
     plan = plan_sync(paths, manifest, fingerprint, settings.allow_mass_delete, settings.retry_failed)
-    report = IngestReport(db=settings.db_location(), kb=settings.kb, refused=plan.refused)
+    report = IngestReport(db=settings.db_location(), kb=settings.kb, refused=plan.refused,
+                          embedder=settings.recorded_embedder())
     tally = _Tally(report, len(plan.to_cut) + len(plan.unchanged), steps.on_batch)
 
     tally.files_done(_unchanged_report(ref, manifest[ref.path]) for ref in plan.unchanged)
@@ -214,13 +236,18 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     tally.batch_done()
 
     if plan.to_cut:
-        dim = get_embedder(settings.embedder, settings.embed_threads).dim
-        held = _held_paths(store, plan.to_cut, manifest)
-        for outcomes in _cut_batches(plan.to_cut, settings, steps):
-            for group in embedding_groups(outcomes, settings.embed_group_vectors, settings.passage_tokens):
-                _embed_and_write(group, settings, store, steps, manifest, fingerprint, dim, held, report)
-                tally.files_done(_cut_report(outcome, outcome.ref.path in manifest) for outcome in group)
+        try:
+            embedder = embedder_for(settings)  # a remote one answers once here: its dimension
+        except EmbedderError as exc:
+            # Nothing to embed with: no file is cut, each fails with the error and keeps its old chunks
+            tally.files_done(_embedder_failed(ref, ref.path in manifest, exc) for ref in plan.to_cut)
             tally.batch_done()
+        else:
+            before = embedder.stats.snapshot()
+            _cut_embed_write(plan, settings, store, steps, manifest, fingerprint, embedder.dim, tally, report)
+            after = embedder.stats.snapshot()
+            report.embed_retries = dict(after[0] - before[0])
+            report.over_length = after[1] - before[1]
 
     if plan.deleted:
         report.rows_deleted += steps.forget(store, plan.deleted)
@@ -233,12 +260,57 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     return report
 
 
+def _cut_embed_write(plan: Plan, settings: Settings, store: Store, steps: Steps, manifest: dict[str, dict],
+                     fingerprint: str, dim: int, tally: _Tally, report: IngestReport) -> None:
+    """Cut the plan's files batch by batch, embed and write them group by group. Once the embedder
+    fails (:class:`flows.errors.EmbedderError`: its endpoint stayed down through the retries, or
+    refused), the group being embedded and every later one fail with that error without asking it
+    again: nothing of theirs is written, so they keep their old chunks and no manifest row says they
+    were indexed (the next run tries them again)."""
+    held = _held_paths(store, plan.to_cut, manifest)
+    down: EmbedderError | None = None
+    done: set[str] = set()
+    for outcomes in _cut_batches(plan.to_cut, settings, steps):
+        for group in embedding_groups(outcomes, settings.embed_group_vectors, settings.passage_tokens):
+            if down is None:
+                try:
+                    _embed_and_write(group, settings, store, steps, manifest, fingerprint, dim, held, report)
+                except EmbedderError as exc:
+                    down = exc
+            if down is not None:
+                tally.files_done(_embedder_failed(o.ref, o.ref.path in manifest, down, o.format) for o in group)
+            else:
+                tally.files_done(_cut_report(outcome, outcome.ref.path in manifest) for outcome in group)
+            done.update(outcome.ref.path for outcome in group)
+        tally.batch_done()
+        if down is not None:
+            break  # the files not cut yet are not cut for nothing (a batch started ahead is dropped)
+    if down is not None and len(done) < len(plan.to_cut):
+        tally.files_done(_embedder_failed(ref, ref.path in manifest, down) for ref in plan.to_cut
+                         if ref.path not in done)
+        tally.batch_done()
+
+
+def kb_settings(store: Store, settings: Settings) -> Settings:
+    """The settings with the knowledge base's own embedder (:meth:`Settings.with_recorded_embedder`)."""
+    return settings.with_recorded_embedder(store.recorded_embedder())
+
+
+def _embedder_failed(ref: FileRef, known: bool, error: EmbedderError, format_: str = "") -> FileReport:
+    return FileReport(ref.doc_id, ref.root, "kept" if known else "failed", "failed", format_, error_kind=error.kind,
+                      error=f"{error}; nothing of it was written" + (", its chunks indexed before are kept"
+                                                                     if known else ""))
+
+
 def _embed_and_write(group: list[Outcome], settings: Settings, store: Store, steps: Steps, manifest: dict[str, dict],
                      fingerprint: str, dim: int, held: set[str], report: IngestReport) -> None:
     """Embed one group of a batch's files and replace their rows, then their manifest rows. Its own
     function so that the group's vectors and rows are let go when it returns, before the next group
     is embedded."""
-    vectors, fresh, reused = steps.embed(group, settings, store)
+    result = steps.embed(group, settings, store)
+    if isinstance(result, EmbedderError):  # the flow's task returns it (embed_or_error)
+        raise result
+    vectors, fresh, reused = result
     rows, replaced, entries = _batch_rows(group, manifest, settings, fingerprint, vectors, dim)
     del vectors  # the rows hold the vectors they use
     new = not any(outcome.ref.path in held for outcome in group)
@@ -599,6 +671,7 @@ class EarlyCut:
     def _start(self, paths: list[str], settings: Settings) -> None:
         try:
             store = Store(settings.db, settings.kb)
+            settings = kb_settings(store, settings)
             plan = plan_sync(paths, store.manifest(), settings.fingerprint(), settings.allow_mass_delete,
                              settings.retry_failed)
         except Exception:  # the flow meets the same problem and reports it
@@ -612,7 +685,7 @@ class EarlyCut:
                       settings.file_timeout_s)
             self._loading = True
         with contextlib.suppress(Exception):  # the flow loads it again and reports what fails
-            get_embedder(settings.embedder, settings.embed_threads).encode(["seams"])
+            embedder_for(settings).passages(["seams"])
 
     def stop(self) -> None:
         with self._lock:

@@ -23,7 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from flows.embedders import Embedder, get_embedder
+from flows.embed import EmbedConfig, Embedder, get_embedder, split_recorded
 from flows.errors import UsageError
 from flows.store import CHUNKS, Store
 
@@ -36,7 +36,11 @@ def chunks_table_name(kb: str = "default") -> str:
 
 
 def _embedder(name: str, threads: int) -> Embedder:
-    return get_embedder(name, threads or os.cpu_count() or 1)
+    """``name`` as a specification, or as a knowledge base records it (``SPEC @ URL``, the ``embedder``
+    column): a remote embedder's endpoint comes from there unless ``SEAMS_EMBED_URL`` says another."""
+    spec, url = split_recorded(name)
+    threads = threads or os.cpu_count() or 1
+    return get_embedder(spec, threads, EmbedConfig(threads=threads, url=os.environ.get("SEAMS_EMBED_URL") or url))
 
 
 @cache
@@ -44,17 +48,17 @@ def _langchain_class() -> type:
     from langchain_core.embeddings import Embeddings
 
     class SeamsEmbeddings(Embeddings):
-        """A seams embedder as LangChain ``Embeddings`` (documents and queries alike, unprefixed, as
-        seams embeds them)."""
+        """A seams embedder as LangChain ``Embeddings``: documents as passages, questions as queries,
+        as seams embeds them."""
 
         def __init__(self, embedder: str = DEFAULT_EMBEDDER, threads: int = 0) -> None:
             self.embedder = _embedder(embedder, threads)
 
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return self.embedder.encode(list(texts)).tolist()
+            return self.embedder.passages(list(texts)).tolist()
 
         def embed_query(self, text: str) -> list[float]:
-            return self.embedder.encode([text])[0].tolist()
+            return self.embedder.queries([text])[0].tolist()
 
     return SeamsEmbeddings
 
@@ -74,16 +78,16 @@ def _llamaindex_class() -> type:
             self._embedder = _embedder(embedder, threads)
 
         def _get_query_embedding(self, query: str) -> list[float]:
-            return self._embedder.encode([query])[0].tolist()
+            return self._embedder.queries([query])[0].tolist()
 
         async def _aget_query_embedding(self, query: str) -> list[float]:
             return self._get_query_embedding(query)
 
         def _get_text_embedding(self, text: str) -> list[float]:
-            return self._embedder.encode([text])[0].tolist()
+            return self._embedder.passages([text])[0].tolist()
 
         def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-            return self._embedder.encode(list(texts)).tolist()
+            return self._embedder.passages(list(texts)).tolist()
 
     return SeamsEmbedding
 
@@ -94,7 +98,8 @@ def _missing_extra(exc: ImportError) -> UsageError:
 
 def langchain_embeddings(embedder: str = DEFAULT_EMBEDDER, threads: int = 0):
     """LangChain ``Embeddings`` that embed as seams does with ``embedder`` (use the knowledge base's
-    own: ``seams search --json`` does not say it, the ``embedder`` column and ``metadata.embedder`` do)."""
+    own: ``seams search --json`` does not say it, the ``embedder`` column and ``metadata.embedder`` do,
+    and their value can be given as it is: documents as passages, questions as queries)."""
     try:
         return _langchain_class()(embedder, threads)
     except ImportError as exc:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from flows.embedders import text_hash
+from flows.embed import text_hash
 from flows.pipeline import Outcome, embedded_texts, full_text
 from flows.settings import Settings
 from flows.store import INDEX_TEXT
@@ -28,6 +28,7 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.nd
     rows = []
     decision = outcome.decision
     fingerprint = settings.fingerprint()
+    embedder = settings.recorded_embedder()  # the specification, and a remote one's endpoint without secrets
     for ordinal, chunk in enumerate(outcome.chunks):
         texts = embedded_texts(chunk, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens,
                                settings.label_rows != "off")
@@ -50,7 +51,7 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.nd
             "slide_start": chunk.slide_start, "slide_end": chunk.slide_end,
             "heading_path": HEADING_SEPARATOR.join(chunk.heading_path),
             "char_start": chunk.start, "char_end": chunk.end,
-            "embedder": settings.embedder, "dim": dim, "config": fingerprint,
+            "embedder": embedder, "dim": dim, "config": fingerprint,
             "indexed_at": indexed_at,
             "vector": vectors[text_hash(to_embed)],
             "passages": [vectors[text_hash(text)] for text in texts],

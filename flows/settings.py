@@ -13,11 +13,13 @@ import os
 import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from flows.embedders import EMBEDDERS
+from flows.embed.spec import DEFAULT_SPEC, parse_spec, recorded, split_recorded
+from flows.errors import UsageError
 from flows.pipeline import MAX_TEXT_CHARS
 from flows.store import CACHE, PASSAGE_TOKENS
 from parsers.ocr import OcrOptions
@@ -41,7 +43,19 @@ class Settings(BaseSettings):
 
     db: str = Field(default=".seams/lancedb", description="LanceDB directory or object-store URI")
     kb: str = Field(default="default", description="knowledge base: a separate pair of tables")
-    embedder: str = Field(default="use-multilingual", description="embedder name: use-multilingual, minilm, hashing")
+    embedder: str = Field(default="", description="embedder specification (flows.embed.spec): use-multilingual, "
+                          "minilm, hashing, e5-small, openai:MODEL, sentence-transformers:PATH; empty: the knowledge "
+                          "base's own, use-multilingual for a new one")
+    embed_url: str = Field(default="", description="the endpoint of an openai:MODEL embedder (e.g. "
+                           "http://127.0.0.1:8000/v1); empty: the one the knowledge base recorded")
+    embed_key_env: str = Field(default="OPENAI_API_KEY", description="the environment variable holding the "
+                               "endpoint's key (the key itself is never a setting)")
+    embed_concurrency: int = Field(default=2, ge=1, description="embedding requests in flight (a server that "
+                                   "embeds one request at a time only queues more: raise it for hosted APIs)")
+    embed_batch_tokens: int = Field(default=4096, ge=1, description="tokens per embedding request at most")
+    embed_timeout_s: float = Field(default=120.0, gt=0, description="seconds an embedding request may take, "
+                                   "its wait in the server's queue included")
+    embed_retries: int = Field(default=5, ge=0, description="times a failed embedding request is sent again")
     embed_threads: int = Field(default_factory=lambda: os.cpu_count() or 1)
     embed_batch: int = 64
     min_tokens: int = 100
@@ -116,9 +130,41 @@ class Settings(BaseSettings):
     @field_validator("embedder")
     @classmethod
     def _known_embedder(cls, value: str) -> str:
-        if value not in EMBEDDERS:
-            raise ValueError(f"unknown embedder {value!r}; known: {', '.join(sorted(EMBEDDERS))}")
-        return value
+        return str(parse_spec(value)) if value.strip() else ""  # canonical; unknown names raise with the known
+
+    @field_validator("embed_url")
+    @classmethod
+    def _no_secret_in_url(cls, value: str) -> str:
+        # Settings travel as the flow run's parameters (stored by Prefect's server) and the URL is
+        # recorded in the knowledge base: a key in it would be stored in both.
+        parts = urlsplit(value.strip())
+        if parts.username or parts.password or parts.query:
+            raise ValueError("the embedding endpoint's URL may not carry a user, password or query string: put "
+                             "the key in OPENAI_API_KEY (or the variable SEAMS_EMBED_KEY_ENV names)")
+        return value.strip()
+
+    @property
+    def embedder_spec(self) -> str:
+        """The embedder's specification: the one given, else the default."""
+        return self.embedder or DEFAULT_SPEC
+
+    def with_recorded_embedder(self, recorded_by_kb: str) -> Settings:
+        """These settings with the embedder a knowledge base recorded (:func:`recorded`; "" for a new
+        one): taken when they name none, its endpoint when they give none; a :class:`UsageError`
+        (exit 2) when they name another, since vectors of two embedders cannot be compared."""
+        if not recorded_by_kb:
+            return self
+        spec, url = split_recorded(recorded_by_kb)
+        if self.embedder and self.embedder != str(spec):
+            raise UsageError(
+                f"knowledge base {self.kb!r} was built with the embedder {spec}, not {self.embedder}: vectors of "
+                f"two embedders cannot be compared. Leave out --embedder (and SEAMS_EMBEDDER) to use its own, or "
+                f"ingest into a new --kb to use {self.embedder} (its documents are embedded again)")
+        return self.model_copy(update={"embedder": str(spec), "embed_url": self.embed_url or url})
+
+    def recorded_embedder(self) -> str:
+        """What the knowledge base records of its embedder (:func:`flows.embed.spec.recorded`)."""
+        return recorded(parse_spec(self.embedder_spec), self.embed_url)
 
     @field_validator("strategy")
     @classmethod
@@ -160,7 +206,7 @@ class Settings(BaseSettings):
             "strategy": self.strategy,
             "overrides": sorted(self.overrides.items()),
             "rules": [sorted(self.disabled_rules), sorted(self.rule_strategies.items())],
-            "embedder": self.embedder,
+            "embedder": self.embedder_spec,  # the identity: an endpoint that moved re-indexes nothing
             "embed_heading_path": self.embed_heading_path,
             "embed_plain_cells": self.embed_plain_cells,
             "label_rows": self.label_rows,

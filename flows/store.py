@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
 import itertools
 import logging
 import re
@@ -80,8 +81,14 @@ CACHE_VERSION = "v2"
 
 
 def cache_table_name(embedder: str) -> str:
-    """One cache table per embedder: LanceDB stores a ``vector`` column with one fixed width."""
-    return f"{CACHE}__{CACHE_VERSION}__" + re.sub(r"[^A-Za-z0-9_-]", "_", embedder)
+    """One cache table per embedder (its full name: specification and endpoint, ``flows.embed.spec``).
+    A name that is not a plain word (options, an endpoint) gets a hash of itself, so two specifications
+    never share a table by their look-alike spelling and the table name stays short; the rows are
+    keyed by the full name as well."""
+    plain = re.sub(r"[^A-Za-z0-9_-]", "_", embedder)
+    if plain != embedder or len(plain) > 48:
+        plain = f"{plain[:40]}_{hashlib.sha1(embedder.encode()).hexdigest()[:10]}"
+    return f"{CACHE}__{CACHE_VERSION}__" + plain
 
 #: LanceDB's per-process caches (see the module docstring): table metadata, and index pages (what a
 #: search reads again; a knowledge base's full-text and vector indexes fit it up to about a million
@@ -739,6 +746,15 @@ class Store:
         )
         return data.num_rows, result.num_deleted_rows
 
+    def recorded_embedder(self) -> str:
+        """The embedder the knowledge base was built with, as its rows record it
+        (:func:`flows.embed.spec.recorded`); "" while it holds no chunk."""
+        table = self.chunks_table()
+        if table is None:
+            return ""
+        rows = table.search().select(["embedder"]).limit(1).to_list()
+        return (rows[0]["embedder"] if rows else None) or ""
+
     def count(self, where: str | None = None) -> int:
         table = self.chunks_table()
         if table is None:
@@ -807,7 +823,7 @@ class Store:
         """Drop cached vectors that no chunk of any knowledge base in this database holds, once the
         cache has :data:`CACHE_SLACK` times as many rows as all chunk tables together (a vector that
         comes back later is embedded again). Returns the number of rows removed."""
-        from flows.embedders import text_hash
+        from flows.embed import text_hash
 
         caches = [t for t in self._cache_tables() if t is not None]
         if not caches:

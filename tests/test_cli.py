@@ -138,7 +138,7 @@ def test_every_flag_of_a_setting_reaches_the_settings(tmp_path, monkeypatch):
     rule = DEFAULT_RULES[0].name
     args = build_parser().parse_args([
         "ingest", str(tmp_path), "--db", str(tmp_path / "db"), "--kb", "other", "--embedder", "hashing",
-        "--strategy", "page", "--override", "*.md=section", "--disable-rule", rule, "--rule-strategy",
+        "--embed-url", "http://127.0.0.1:9/v1", "--strategy", "page", "--override", "*.md=section", "--disable-rule", rule, "--rule-strategy",
         f"{rule}=whole", "--min-tokens", "50", "--max-tokens", "600", "--merge-ceiling", "650", "--pack-tokens",
         "300", "--embed-heading-path", "--workers", "97", "--runner", "dask", "--allow-mass-delete", "--retry-failed",
     ])

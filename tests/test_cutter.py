@@ -157,7 +157,7 @@ def test_an_ingest_starts_each_next_batch_before_handing_on_the_one_cut(tmp_path
 
 
 def test_the_command_starts_the_first_batch_while_the_server_boots(tmp_path):
-    from flows.embedders import get_embedder
+    from flows.embed import get_embedder
     from flows.ingest import EarlyCut, Steps, run_ingest
     from flows.settings import Settings
     from flows.workers import close_cutters

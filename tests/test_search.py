@@ -9,7 +9,7 @@ import pytest
 from test_sync import settings, write
 
 from flows.cli import EXIT_USAGE, main
-from flows.embedders import text_hash
+from flows.embed import text_hash
 from flows.errors import UsageError
 from flows.ingest import ingest_flow
 from flows.search import HIT_KEYS, MODES, NOT_IN_HITS, fts_column, fts_query, search
@@ -89,9 +89,12 @@ def test_every_mode_returns_stable_hits(kb):
 
 def test_the_query_uses_the_embedder_the_kb_was_built_with(kb):
     db, _ = kb
-    # The KB holds hashing vectors; asking with another embedder must not embed the query with it.
-    hits = search(settings(db).model_copy(update={"embedder": "no-such-embedder"}), "trains", k=1, mode="vector")
+    # The KB holds hashing vectors: settings naming no embedder use its own (issue #32) ...
+    hits = search(settings(db).model_copy(update={"embedder": ""}), "trains", k=1, mode="vector")
     assert docs(hits) == ["travel.md"]
+    # ... and naming another one is refused, saying what to do, rather than comparing unlike vectors.
+    with pytest.raises(UsageError, match=r"built with the embedder hashing, not e5-small.*new --kb"):
+        search(settings(db).model_copy(update={"embedder": "e5-small"}), "trains", k=1, mode="vector")
 
 
 def test_hostile_queries_do_not_break_full_text(kb):

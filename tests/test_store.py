@@ -72,7 +72,7 @@ def test_rows_hits_and_rankings_use_the_one_schemas_columns():
     """The chunks table's columns are defined once, in chunk_schema: the rows ingest and evaluate
     build have exactly them (in order), search hits and the evaluation's rankings read some of them."""
     from classifiers import Decision
-    from flows.embedders import text_hash
+    from flows.embed import text_hash
     from flows.evaluate import runner
     from flows.pipeline import FileRef, Outcome
     from flows.rows import chunk_rows
@@ -297,7 +297,7 @@ def test_old_versions_are_pruned_once_they_pile_up(db_path, tmp_path, monkeypatc
 
 
 def test_the_embedding_cache_forgets_texts_no_chunk_holds_once_it_outgrows_them(db_path):
-    from flows.embedders import text_hash
+    from flows.embed import text_hash
 
     store = Store(db_path)
     store.replace_documents(doc_rows("a", 3), ["a"], DIM)

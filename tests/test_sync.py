@@ -451,9 +451,11 @@ def test_a_rerun_counts_each_failed_file_once(tmp_path):
 def test_an_interrupt_keeps_the_vectors_embedded_so_far(tmp_path, monkeypatch):
     """Issue #16.10: vectors were cached only once a whole batch was embedded, so an interrupt
     before that lost all the embedding done."""
-    import flows.embedders
+    import dataclasses
+
+    import flows.embed.cache
     import flows.ingest
-    from flows.embedders import get_embedder
+    from flows.embed import get_embedder
     from flows.ingest import Steps, run_ingest
 
     root = tmp_path / "docs"
@@ -463,17 +465,15 @@ def test_an_interrupt_keeps_the_vectors_embedded_so_far(tmp_path, monkeypatch):
     real = get_embedder("hashing", 1)
     calls = [0]
 
-    class Interrupted:
-        name, dim = real.name, real.dim
+    def passages(texts):
+        calls[0] += 1
+        if calls[0] == 3:
+            raise KeyboardInterrupt
+        return real.passages(texts)
 
-        def encode(self, texts):
-            calls[0] += 1
-            if calls[0] == 3:
-                raise KeyboardInterrupt
-            return real.encode(texts)
-
-    monkeypatch.setattr(flows.ingest, "get_embedder", lambda *args: Interrupted())
-    monkeypatch.setattr(flows.embedders, "CACHE_SAVE_EVERY_S", 0.0)
+    interrupted = dataclasses.replace(real, passages=passages)
+    monkeypatch.setattr(flows.ingest, "embedder_for", lambda *args: interrupted)
+    monkeypatch.setattr(flows.embed.cache, "CACHE_SAVE_EVERY_S", 0.0)
     with pytest.raises(KeyboardInterrupt):
         run_ingest([str(root)], config, Steps())
     monkeypatch.undo()

@@ -20,6 +20,7 @@ database; :attr:`Configuration.kb` is that name.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -73,7 +74,16 @@ class Configuration:
         '-', '_'): data sets evaluated into one database keep their tables apart."""
         slug = re.sub(r"[^A-Za-z0-9]+", "-", self.name).strip("-").lower()
         prefix = f"eval_{_slug(dataset)}_" if _slug(dataset) else "eval_"
-        return f"{prefix}{slug}_{re.sub(r'[^A-Za-z0-9]+', '-', embedder)}"
+        return f"{prefix}{slug}_{embedder_slug(embedder)}"
+
+
+def embedder_slug(embedder: str) -> str:
+    """An embedder specification as a short name (letters, digits, '-'): itself up to 24 characters,
+    else its start and a hash (options and endpoints make long specifications)."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", embedder)
+    if len(slug) <= 24:
+        return slug
+    return f"{slug[:15].strip('-')}-{hashlib.sha1(embedder.encode()).hexdigest()[:8]}"
 
 
 def _slug(text: str) -> str:

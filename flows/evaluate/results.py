@@ -5,12 +5,11 @@ and the console read it).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from flows.errors import UsageError
-from flows.evaluate.configs import Configuration
+from flows.evaluate.configs import Configuration, embedder_slug
 from flows.evaluate.datasets import Dataset
 from flows.search import MODES
 from flows.settings import Settings
@@ -33,7 +32,7 @@ class Options:
 
     @property
     def embedder(self) -> str:
-        return self.settings.embedder
+        return self.settings.embedder_spec
 
     @property
     def db(self) -> str:
@@ -51,7 +50,7 @@ class Options:
     def store_uri(self) -> str:
         """This embedder's LanceDB inside the evaluation database: one per embedder, because the
         store's embedding-cache table holds vectors of one size only."""
-        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.embedder)
+        name = embedder_slug(self.embedder)
         return f"{self.db.rstrip('/')}/{name}" if "://" in self.db else str(Path(self.db) / name)
 
     def __post_init__(self) -> None:

@@ -29,7 +29,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from classifiers import Decision
-from flows.embedders import Embedder, embed_cached, get_embedder, text_hash
+from flows.embed import Embedder, embed_cached, embedder_for, text_hash
 from flows.errors import UsageError
 from flows.evaluate import metrics, report
 from flows.evaluate.configs import Configuration, configurations
@@ -67,9 +67,10 @@ def load_dataset(source: str, path: str, questions: str | None = None) -> Datase
     raise UsageError(f"unknown data set kind {source!r}; known: chroma, folder")
 
 
-def embed_texts(texts: dict[str, str], embedder: Embedder, store: Store, batch: int, label: str) -> tuple[dict[str, np.ndarray], int, float]:
-    """Vectors for ``{hash: text}``, from the cache where possible, with progress lines. Returns
-    (vectors, new, seconds)."""
+def embed_texts(texts: dict[str, str], embedder: Embedder, store: Store, batch: int, label: str,
+                queries: bool = False) -> tuple[dict[str, np.ndarray], int, float]:
+    """Vectors for ``{hash: text}`` (passages; ``queries``: questions), from the cache where possible,
+    with progress lines. Returns (vectors, new, seconds)."""
     started = time.perf_counter()
     last_report = [started]
 
@@ -80,7 +81,7 @@ def embed_texts(texts: dict[str, str], embedder: Embedder, store: Store, batch: 
             last_report[0] = time.perf_counter()
             _say(f"{label}: embedded {done:,}/{total:,} ({last_report[0] - started:.0f} s)")
 
-    vectors, new = embed_cached(texts, embedder, store, batch, on_progress)
+    vectors, new = embed_cached(texts, embedder, store, batch, on_progress, queries)
     return vectors, new, time.perf_counter() - started if new else 0.0
 
 
@@ -172,7 +173,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     """Embed the configuration's chunks (cache first) and write them as a fresh KB with its
     full-text index. Returns the configuration's cost and intrinsic checks."""
     settings = config_settings(config, options, dataset.name)
-    embedder = get_embedder(options.embedder, options.threads)
+    embedder = embedder_for(options.settings)
     store = Store(options.store_uri, settings.kb)
     store.drop_stale_caches()
     texts = {text_hash(text): text for _, chunks in cuts.values() for c in chunks
@@ -326,10 +327,11 @@ _score = task(name="score-configuration", cache_policy=NO_CACHE)(score_configura
 
 @task(name="embed-questions", cache_policy=NO_CACHE)
 def _embed_questions(questions: Sequence[Question], options: Options) -> tuple[np.ndarray, float]:
-    embedder = get_embedder(options.embedder, options.threads)
+    embedder = embedder_for(options.settings)
     started = time.perf_counter()
     texts = {text_hash(q.text): q.text for q in questions}
-    vectors, _, _ = embed_texts(texts, embedder, Store(options.store_uri, "eval"), options.batch, "questions")
+    vectors, _, _ = embed_texts(texts, embedder, Store(options.store_uri, "eval"), options.batch, "questions",
+                                 queries=True)
     matrix = np.stack([vectors[text_hash(q.text)] for q in questions]) if questions else np.zeros((0, embedder.dim))
     return matrix.astype(np.float32), time.perf_counter() - started
 
@@ -353,7 +355,7 @@ def evaluate_flow(source: str, path: str, questions: str | None = None, configs:
     started = time.perf_counter()
     options = Options(k=k, modes=tuple(modes or MODES), settings=settings or Settings(db=DEFAULT_DB))
     chosen = configurations(configs, variants)
-    get_embedder(options.embedder, options.threads)  # an unknown or missing embedder fails before any work
+    embedder_for(options.settings)  # an unknown or missing embedder fails before any work
     _say(f"loading the {source} data set from {path}")
     dataset = _load(source, path, questions).limited(limit)
     parse_seconds = time.perf_counter() - started
