@@ -25,7 +25,7 @@ from pathlib import Path
 
 def run(folder: str, db: Path, env: dict[str, str], embedder: str) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "flows.cli", "ingest", folder, "--db", str(db), "--embedder", embedder],
+    subprocess.run([sys.executable, "-m", "flows.app.cli", "ingest", folder, "--db", str(db), "--embedder", embedder],
                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return time.perf_counter() - started
 

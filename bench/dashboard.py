@@ -54,7 +54,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["PREFECT_HOME"] = str(Path(tmp) / "prefect")
-        from flows.server import dashboard_url, local_server
+        from flows.app.server import dashboard_url, local_server
 
         with local_server(args.port) as api_url:
             env = dict(os.environ, PREFECT_API_URL=api_url)
@@ -63,7 +63,7 @@ def main() -> None:
                 shutil.copytree(REPO / "examples", folder, ignore=shutil.ignore_patterns("*.py", "*.jsonl"))
             (broken / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\n% truncated here")
             for folder in (clean, broken):
-                result = subprocess.run([sys.executable, "-m", "flows.cli", "ingest", str(folder), "--db",
+                result = subprocess.run([sys.executable, "-m", "flows.app.cli", "ingest", str(folder), "--db",
                                          str(Path(tmp) / "db"), "--kb", folder.name.replace("-", "_"),
                                          "--embedder", "hashing"], env=env, capture_output=True, text=True)
                 print(f"seams ingest {folder.name}: exit {result.returncode}")

@@ -7,7 +7,7 @@ throughput should be at least 0.8 of what it does alone. This script starts nano
 port of 127.0.0.1, then, one after the other:
 
 1. cuts the folder as the ingest does and collects every text it embeds (chunk texts and passages,
-   deduplicated, ``flows.pipeline.embedded_texts``), then embeds them all through seams' client for
+   deduplicated, ``flows.ingest.pipeline.embedded_texts``), then embeds them all through seams' client for
    ``openai:MODEL`` (the same requests, token budget and requests in flight as the ingest) with no
    pipeline around it: the server's own throughput;
 2. runs ``seams ingest FOLDER --embedder openai:MODEL?input_type=query,passage --embed-url URL`` in a
@@ -66,9 +66,9 @@ def main() -> None:
 
     apply_defaults()
     from flows.embed import embedder_for
-    from flows.pipeline import CutConfig, embedded_texts, walk
+    from flows.ingest.pipeline import CutConfig, embedded_texts, walk
+    from flows.ingest.workers import close_cutters, cut_batch
     from flows.settings import Settings
-    from flows.workers import close_cutters, cut_batch
 
     server, url = start_server(args.threads)
     try:
@@ -90,7 +90,7 @@ def main() -> None:
 
         with tempfile.TemporaryDirectory() as db:
             env = dict(os.environ, PYTHONPATH=str(REPO), SEAMS_EMBED_CONCURRENCY=str(args.concurrency))
-            command = [sys.executable, "-m", "flows.cli", "ingest", args.folder, "--db", db, "--embedder", SPEC,
+            command = [sys.executable, "-m", "flows.app.cli", "ingest", args.folder, "--db", db, "--embedder", SPEC,
                        "--embed-url", url, "--json"]
             started = time.perf_counter()
             out = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=env)

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=None, help="report folder (default reports/validation-EMBEDDER)")
     args = parser.parse_args(argv)
 
-    from flows.evaluate.console import run_evaluate
+    from flows.app.evaluation import run_evaluate
     from flows.evaluate.report import summary_rows
     from flows.settings import Settings
 

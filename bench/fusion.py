@@ -33,9 +33,10 @@ from flows.evaluate import metrics
 from flows.evaluate.configs import configurations
 from flows.evaluate.results import Options
 from flows.evaluate.runner import embed_texts, load_dataset
-from flows.search import ensure_fts_index, fts_column, fts_query, fuse
+from flows.index.search import ensure_fts_index, fts_column, fts_query, fuse
+from flows.index.store import Store
+from flows.index.upkeep import VECTOR_SEARCH_COLUMN
 from flows.settings import Settings
-from flows.store import VECTOR_SEARCH_COLUMN, Store
 
 Scored = list[tuple[metrics.Span, float]]  # a ranking, best first, with each chunk's score
 COLUMNS = ["doc_id", "char_start", "char_end"]
@@ -64,7 +65,7 @@ def rankings(table, questions, vectors: np.ndarray, depth: int) -> tuple[list[Sc
 
 
 def rrf(vector: Scored, fts: Scored, weight: float) -> list[metrics.Span]:
-    """The fusion ``seams search --mode hybrid`` runs (:func:`flows.search.fuse`), at ``weight``."""
+    """The fusion ``seams search --mode hybrid`` runs (:func:`flows.index.search.fuse`), at ``weight``."""
     def rows(ranking: Scored) -> list[dict]:
         return [{"chunk_id": f"{span.doc_id}\x00{span.start:012d}", "span": span} for span, _ in ranking]
 

@@ -1,7 +1,7 @@
 """Peak memory of parsing and cutting one large file, per format, against the same process before
 it reads the file (imports and tokenizer loaded: the baseline, measured in the same run).
 
-Each file is parsed and cut (``parsers.parse`` + ``flows.pipeline.cut_document``, what a parser
+Each file is parsed and cut (``parsers.parse`` + ``flows.ingest.pipeline.cut_document``, what a parser
 worker does) in a fresh child process. The child first parses and cuts a tiny file of the same format,
 as a worker that has read one file would have done: the format's libraries are loaded (openpyxl alone
 is 23 MB, python-pptx 14 MB, BeautifulSoup 12 MB) and belong to the idle process, not to the file.
@@ -43,7 +43,7 @@ CHILD = """
 import sys
 from flows.environment import apply_defaults
 apply_defaults()
-from flows.pipeline import CutConfig, cut_document
+from flows.ingest.pipeline import CutConfig, cut_document
 from parsers import parse
 from splitters import Budget, cl100k_counter
 cl100k_counter()("warm up the tokenizer")
@@ -145,7 +145,7 @@ def _tree(pid: int) -> list[int]:
 
 def ingest_peaks(folder: Path, db: Path, embedder: str) -> tuple[float, float, float]:
     """(peak RSS of the ``seams ingest`` process, peak of its process tree, seconds), MB and s."""
-    command = [sys.executable, "-m", "flows.cli", "ingest", str(folder), "--db", str(db), "--embedder", embedder]
+    command = [sys.executable, "-m", "flows.app.cli", "ingest", str(folder), "--db", str(db), "--embedder", embedder]
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     main_peak = tree_peak = 0

@@ -71,7 +71,7 @@ def evidence_page(path: Path, evidence: str) -> int | None:
 
 def ingest(folder: Path, db: Path, kb: str) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "flows.cli", "ingest", str(folder), "--db", str(db), "--kb", kb],
+    subprocess.run([sys.executable, "-m", "flows.app.cli", "ingest", str(folder), "--db", str(db), "--kb", kb],
                    check=False, cwd=REPO, capture_output=True)
     return time.perf_counter() - started
 
@@ -81,7 +81,7 @@ def main() -> int:
     parser.add_argument("--folder", default=str(REPO / ".seams" / "devset" / "files"))
     parser.add_argument("--files", nargs="*", default=list(DEFAULT_FILES))
     args = parser.parse_args()
-    from flows.search import search
+    from flows.index.search import search
     from flows.settings import Settings
 
     folder = Path(args.folder)

@@ -7,7 +7,7 @@ fresh databases several ways and prints wall times, per-file costs and the overh
 - flow: ``ingest_once`` — what ``seams ingest`` runs — on a Prefect server that is already up and
   has served a run before (the steady state of ``seams serve`` or a dashboard server);
 - flow, heartbeats on: the same with Prefect's default flow-run heartbeats, which ``seams ingest``
-  turns off (see ``flows.server.one_off_run``);
+  turns off (see ``flows.app.server.one_off_run``);
 - first flow run after the server starts, and that plus the start-up itself, as a one-off
   ``seams ingest`` with no server pays them.
 
@@ -76,9 +76,10 @@ def main() -> None:
     from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    from flows.ingest import Steps, ingest_once, run_ingest
+    from flows.app.once import ingest_once
+    from flows.ingest.flow import Steps, run_ingest
+    from flows.ingest.workers import close_cutters
     from flows.settings import Settings
-    from flows.workers import close_cutters
 
     n = args.files
     times: dict[str, list[float]] = {"plain": [], "flow": [], "heartbeats": []}

@@ -4,7 +4,7 @@
     python bench/peers.py --folder .seams/devset/files --questions bench/devset/questions.jsonl --embedder hashing
     python bench/peers.py --chroma ../shared/bench/chroma --embedder hashing
 
-Each peer (``flows/peers.py``: LangChain, LlamaIndex, Unstructured, chonkie) parses and chunks the
+Each peer (``flows/evaluate/peers.py``: LangChain, LlamaIndex, Unstructured, chonkie) parses and chunks the
 files its own way, with its documented defaults, in a child process; seams does the same (its parser,
 its default cut) for the cost ratios. Then ``seams evaluate`` embeds every configuration's chunks with
 the same embedder, writes them to the same LanceDB tables and searches them in the same three modes,
@@ -18,7 +18,7 @@ because a peer's chunks have no offsets in seams' text. Printed, and written to 
   punctuation and spacing ignored (altered);
 - parse + chunk seconds (imports excluded) and peak RSS of the child, and their ratios to seams'.
 
-Needs the extra: ``pip install 'seams[peers]'``. Docling is reported, not run (flows.peers.NOT_RUNNABLE).
+Needs the extra: ``pip install 'seams[peers]'``. Docling is reported, not run (flows.evaluate.peers.NOT_RUNNABLE).
 """
 
 from __future__ import annotations
@@ -75,9 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.folder and not args.questions:
         parser.error("--folder needs --questions")
 
-    from flows.evaluate.console import run_evaluate
-    from flows.peers import NOT_RUNNABLE, PEERS, SEAMS, missing_modules, run_peer
-    from flows.pipeline import walk
+    from flows.app.evaluation import run_evaluate
+    from flows.evaluate.peers import NOT_RUNNABLE, PEERS, SEAMS, missing_modules, run_peer
+    from flows.ingest.pipeline import walk
     from flows.settings import Settings
 
     peers = [p.strip() for p in args.peers.split(",") if p.strip()]

@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from orchestrate import _copy_folder, make_files  # noqa: E402
 
-from flows.server import free_port  # noqa: E402
+from flows.app.server import free_port  # noqa: E402
 
 # Runs one command and prints its wall time and the peak RSS (KiB) of the largest child it waited for.
 CHILD = """
@@ -52,7 +52,7 @@ print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN
 
 def ingest(folder: Path, db: Path, embedder: str, env: dict[str, str] | None = None) -> tuple[float, float]:
     """(seconds, peak RSS in MB) of one ``seams ingest`` in a fresh process (``env``: its environment)."""
-    command = [sys.executable, "-m", "flows.cli", "ingest", str(folder), "--db", str(db), "--embedder", embedder]
+    command = [sys.executable, "-m", "flows.app.cli", "ingest", str(folder), "--db", str(db), "--embedder", embedder]
     out = subprocess.run([sys.executable, "-c", CHILD, *command], cwd=REPO, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         raise SystemExit(f"seams ingest failed: {out.stderr or out.stdout}")
@@ -77,7 +77,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="seams-scale-") as tmp, contextlib.ExitStack() as stack:
         env = None
         if args.server:
-            from flows.server import local_server
+            from flows.app.server import local_server
 
             os.environ["PREFECT_HOME"] = str(Path(tmp) / "prefect")  # a database of its own
             env = {**os.environ, "PREFECT_API_URL": stack.enter_context(local_server(port=free_port()))}

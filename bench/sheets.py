@@ -2,7 +2,7 @@
 rows (time per 1,000 rows flat) and close to the cost of parsing the same file.
 
 A CSV of N rows × 10 columns (Korean header, short cells) is parsed (``parsers.parse``) and cut
-(``flows.pipeline.cut_document``, the ``sheet`` strategy the rules choose for it) with the default
+(``flows.ingest.pipeline.cut_document``, the ``sheet`` strategy the rules choose for it) with the default
 budget; each size runs once after a warm-up. Parsing is the same-run baseline.
 
 Usage: python bench/sheets.py [--rows 2500,5000,10000,40000] [--columns 10]
@@ -35,7 +35,7 @@ def main() -> None:
     parser.add_argument("--columns", type=int, default=10)
     args = parser.parse_args()
 
-    from flows.pipeline import CutConfig, cut_document
+    from flows.ingest.pipeline import CutConfig, cut_document
     from parsers import parse
     from splitters import Budget
 

@@ -38,7 +38,7 @@ def take(folder: Path, questions: Path, db: Path) -> dict:
     """Index ``folder`` into ``db`` with ``seams ingest`` and read back its chunks and top-5 lists."""
     env = {**os.environ, "SEAMS_EMBEDDER": "hashing", "PYTHONPATH": str(REPO)}
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "flows.cli", "ingest", str(folder), "--db", str(db), "--kb", KB,
+    done = subprocess.run([sys.executable, "-m", "flows.app.cli", "ingest", str(folder), "--db", str(db), "--kb", KB,
                            "--json"], env=env, capture_output=True, text=True, cwd=REPO)
     if done.returncode not in (0, 1):
         raise SystemExit(f"seams ingest failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -46,7 +46,7 @@ def take(folder: Path, questions: Path, db: Path) -> dict:
 
     import lancedb
 
-    from flows.search import search
+    from flows.index.search import search
     from flows.settings import Settings
 
     table = lancedb.connect(str(db)).open_table(f"{KB}__chunks")

@@ -1,11 +1,11 @@
 """Months of scheduled indexing, compressed: many runs over a folder that changes between runs, and
 what the database weighs on disk against a fresh ingest of the same files.
 
-Every run edits, adds and deletes a few files, then runs ``flows.ingest.run_ingest`` (the flow's data
+Every run edits, adds and deletes a few files, then runs ``flows.ingest.flow.run_ingest`` (the flow's data
 path without Prefect, the ``hashing`` embedder) into one database. Every ``--every`` runs the table
 prints that database's size per table and a fresh ingest's size of the folder as it is then: the
 ratio shows whether old table versions and indexes are pruned (``Store.maintain``). Old versions
-are kept for :data:`flows.store.KEEP_VERSIONS`; ``--keep-seconds`` shortens it so that a short
+are kept for :data:`flows.index.upkeep.KEEP_VERSIONS`; ``--keep-seconds`` shortens it so that a short
 soak shows the steady state a long schedule reaches.
 
 Usage: python bench/soak.py [--runs 200] [--files 40] [--every 25] [--keep-seconds 0]
@@ -68,12 +68,13 @@ def main() -> None:
                         help="version retention for this soak (default: seams' own, KEEP_VERSIONS)")
     args = parser.parse_args()
 
-    import flows.store
-    from flows.ingest import Steps, run_ingest
+    import flows.index.store
+    import flows.index.upkeep
+    from flows.ingest.flow import Steps, run_ingest
     from flows.settings import Settings
 
     if args.keep_seconds is not None:
-        flows.store.KEEP_VERSIONS = dt.timedelta(seconds=args.keep_seconds)
+        flows.index.store.KEEP_VERSIONS = flows.index.upkeep.KEEP_VERSIONS = dt.timedelta(seconds=args.keep_seconds)
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
         root, db = Path(tmp) / "folder", Path(tmp) / "db"
@@ -84,7 +85,7 @@ def main() -> None:
         counter[0] = args.files
         settings = Settings(db=str(db), embedder="hashing", workers=0)
         print(f"soak: {args.runs} runs over a folder of {args.files} files (3 edited, 1 added, 1 deleted per run); "
-              f"versions kept {flows.store.KEEP_VERSIONS}")
+              f"versions kept {flows.index.store.KEEP_VERSIONS}")
         print("| runs | seconds | db KB | chunks | manifest | cache | fresh KB | ratio |")
         print("|---|---|---|---|---|---|---|---|")
         started = time.perf_counter()

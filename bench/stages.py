@@ -4,10 +4,10 @@ Issue #17 asks that parsing and cutting (in the worker pool) run while the main 
 writes, so that an ingest takes at most 1.15 times its slowest stage alone, not their sum. Three
 measurements of the same folder, one after the other on an otherwise idle machine:
 
-1. parse + cut: every file through the worker pool, as the ingest does (``flows.workers.cut_batch``
+1. parse + cut: every file through the worker pool, as the ingest does (``flows.ingest.workers.cut_batch``
    with the settings' workers and time limit), in batches of 16 files;
 2. embed: every text the ingest embeds for those chunks (chunk texts and passages, deduplicated, as
-   ``flows.pipeline.embedded_texts`` makes them), with the settings' embedder, threads and batch
+   ``flows.ingest.pipeline.embedded_texts`` makes them), with the settings' embedder, threads and batch
    size, after a warm-up of eight texts (the model's loading is not counted);
 3. ``seams ingest`` of the folder into a fresh database in a new process (so with no embedding
    cache), as a user runs it: its temporary Prefect server, writes and index builds included.
@@ -40,9 +40,9 @@ def main() -> None:
 
     apply_defaults()
     from flows.embed import embedder_for
-    from flows.pipeline import CutConfig, embedded_texts, walk
+    from flows.ingest.pipeline import CutConfig, embedded_texts, walk
+    from flows.ingest.workers import close_cutters, cut_batch
     from flows.settings import Settings
-    from flows.workers import close_cutters, cut_batch
 
     settings = Settings(**({"embedder": args.embedder} if args.embedder else {}))
     refs = walk(args.folder)

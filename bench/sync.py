@@ -8,7 +8,7 @@
    knowledge base already holds) and one ``add`` per batch (``new=True``: files it never held, as
    in a first ingest) — and as one bulk ``table.add``, the floor for getting those rows into LanceDB.
 
-Everything runs ``flows.ingest.run_ingest`` with the plain step functions, i.e. the flow's data path
+Everything runs ``flows.ingest.flow.run_ingest`` with the plain step functions, i.e. the flow's data path
 without Prefect (``bench/orchestrate.py`` measures what Prefect adds), with the ``hashing``
 embedder so the numbers are about parsing, syncing and the store rather than a model.
 
@@ -64,10 +64,11 @@ def main() -> None:
 
     import pyarrow as pa
 
-    from flows.ingest import run_ingest
+    from flows.index.schema import chunk_schema
+    from flows.index.store import Store
+    from flows.ingest.flow import run_ingest
+    from flows.ingest.workers import close_cutters
     from flows.settings import Settings
-    from flows.store import Store, chunk_schema
-    from flows.workers import close_cutters
 
     with tempfile.TemporaryDirectory() as tmp:
         root, db = Path(tmp) / "docs", str(Path(tmp) / "db")

@@ -7,11 +7,11 @@
         └── EmbedderUnavailable   an embedding endpoint did not answer after its retries
 
 :class:`UsageError` — bad arguments, missing paths, unknown names, a database or knowledge base
-that does not exist — is raised where the problem is found and printed by ``flows.cli`` with exit
+that does not exist — is raised where the problem is found and printed by ``flows.app.cli`` with exit
 code 2. It subclasses :class:`ValueError`, so library callers that catch ``ValueError`` keep working.
 :class:`EmbedderError` is raised by the embedders (``flows.embed``), third-party errors (httpx)
 converted at that boundary; the ingest turns it into a per-file error, a search prints it as one line.
-:class:`flows.server.ServerError` — Prefect's server did not start or answer — is printed as one
+:class:`flows.app.server.ServerError` — Prefect's server did not start or answer — is printed as one
 line too.
 Anything else that escapes a command is an internal error (exit code 4): one line with the
 exception, and the traceback only with ``SEAMS_DEBUG=1``.

@@ -20,8 +20,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from flows.embed.spec import DEFAULT_SPEC, parse_spec, recorded, split_recorded
 from flows.errors import UsageError
-from flows.pipeline import MAX_TEXT_CHARS
-from flows.store import CACHE, PASSAGE_TOKENS
 from parsers.ocr import OcrOptions
 from splitters import Budget, get_strategy
 
@@ -36,6 +34,20 @@ _DEFAULT_OCR = OcrOptions()
 def _ocr_shaping(ocr: OcrOptions) -> list:
     """What of the OCR options shapes the text read (not the command's path, not its time)."""
     return [ocr.enabled, ocr.languages, ocr.dpi, ocr.psm, ocr.max_pages, ocr.min_confidence]
+
+
+#: A file whose extracted text is longer than this is refused (``too_large``) before it is cut: the
+#: ingest holds a file's vectors at once (its rows replace its old ones in one commit), about 2 KB
+#: for every 64 tokens of its text, so this bounds the memory one file can take (SEAMS_MAX_TEXT_CHARS).
+#: 100 million characters, not less: issue #16 asks that a CSV with a 20 MB field and a sheet of a
+#: million rows be indexed, not refused; at the 31-62 bytes of memory per byte of text bench/memory.py
+#: measured, a file at the limit takes a few GB.
+MAX_TEXT_CHARS = 100_000_000
+#: The size of a passage in cl100k tokens: full text ranks English chunks by their best passage of
+#: this size (:mod:`flows.index.passages`), and vector search by default too (``passage_tokens``).
+PASSAGE_TOKENS = 128
+#: The embedding cache's tables are named from this (:mod:`flows.index.cache`): no knowledge base may be.
+CACHE = "embedding_cache"
 
 
 class Settings(BaseSettings):

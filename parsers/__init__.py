@@ -7,7 +7,7 @@ small set of kinds; nothing else escapes.
 Limits that keep memory bounded live beside the code they bound: :data:`MAX_FILE_BYTES` here,
 zip/XML bombs in :mod:`parsers.containers`, rows and cells in :mod:`parsers.xlsx`, pages in
 :mod:`parsers.pdf`. Time is bounded by the caller: ``parse`` has no clock of its own (see the
-note in :mod:`parsers.pdf`); ``flows/workers.py`` runs it in a process pool with a per-file timeout.
+note in :mod:`parsers.pdf`); ``flows/ingest/workers.py`` runs it in a process pool with a per-file timeout.
 OCR (scanned PDF pages, images) is the exception: it gets a time budget of its own in
 :class:`parsers.ocr.OcrOptions`, so a long scan stops reading pages before the pool's limit kills it.
 """

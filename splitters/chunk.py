@@ -178,3 +178,32 @@ def _pieces(text: str) -> list[tuple[int, int]]:
         start = cut.end()
     spans.append((start, len(text)))
     return spans
+
+
+def passages(text: str, size: int) -> list[str]:
+    """Windows of ``size`` cl100k tokens over a text longer than that, each starting half a window
+    after the one before, the last ending with the text; none for a shorter text or ``size`` 0.
+
+    Why: one vector for a whole chunk of several hundred tokens blurs what each part says, and a
+    question about one sentence of it ranks it low. Measured on the development set and Chroma with
+    the default embedder, ranking seams' chunks by their best 128-token window (or the whole chunk)
+    instead of the whole chunk alone — the chunks and what search returns unchanged — raised vector
+    hit@5 from 68.3 to 78.0 % and from 76.5 to 79.7 % (docs/search.md). A window boundary inside a character
+    drops that character's bytes from the window (the neighbouring window has it)."""
+    if size <= 0:
+        return []
+    encoding = cl100k()  # tiktoken keeps one instance per encoding
+    tokens = encoding.encode(text, disallowed_special=())
+    if len(tokens) <= size:
+        return []
+    step = max(size // 2, 1)
+    return [encoding.decode_bytes(tokens[start:start + size]).decode("utf-8", "ignore")
+            for start in range(0, len(tokens) - size + step, step)]
+
+
+def passage_count(tokens: int, size: int) -> int:
+    """How many passages :func:`passages` makes of a text of ``tokens`` tokens."""
+    if size <= 0 or tokens <= size:
+        return 0
+    step = max(size // 2, 1)
+    return len(range(0, tokens - size + step, step))

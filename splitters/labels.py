@@ -27,7 +27,7 @@ from parsers.model import Document, Table
 from splitters.chunk import Chunk
 
 #: Joins a labelled row's header–value pairs. Not ``" | "``: the index's table-line handling
-#: (:func:`flows.store.cells_once`) and the plain-cells embedding read that as a table line.
+#: (:func:`flows.index.store.cells_once`) and the plain-cells embedding read that as a table line.
 PAIR_SEPARATOR = " · "
 #: A table narrower than this is a list of label–value pairs (``표본크기 | 187명``): its first row is
 #: no header, and each row already names its value.

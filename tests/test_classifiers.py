@@ -162,7 +162,7 @@ REGULATION = ("제1장 총칙\n제1조(목적) 이 규정은 목적을 정한다
 
 
 def test_inspect_shows_decision_facts_and_chunks(tmp_path, capsys):
-    from flows.console import inspect_file
+    from flows.app.console import inspect_file
     from flows.settings import Settings
 
     path = tmp_path / "규정.txt"
@@ -178,7 +178,7 @@ def test_inspect_shows_decision_facts_and_chunks(tmp_path, capsys):
 
 
 def test_inspect_one_chunk_in_full(tmp_path, capsys):
-    from flows.console import inspect_file
+    from flows.app.console import inspect_file
     from flows.settings import Settings
 
     path = tmp_path / "규정.txt"

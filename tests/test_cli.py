@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import SAMPLES
 
-from flows.cli import EXIT_INTERNAL, EXIT_USAGE, build_parser, main
+from flows.app.cli import EXIT_INTERNAL, EXIT_USAGE, build_parser, main
 
 SUBCOMMANDS = [name for name in build_parser()._subparsers._group_actions[0].choices]
 
@@ -45,12 +45,12 @@ def test_knowledge_base_names_lancedb_cannot_hold_are_refused_before_any_work(tm
 def test_a_crash_is_one_line_with_its_own_exit_code(tmp_path, capsys, monkeypatch):
     """Issue #16.11: a MemoryError (or a failed write) exited 1, the code for "some files failed",
     with a long traceback."""
-    import flows.console
+    import flows.app.console
 
     def out_of_memory(*args, **kwargs):
         raise MemoryError("cannot allocate 2 GiB")
 
-    monkeypatch.setattr(flows.console, "ingest_with_progress", out_of_memory)
+    monkeypatch.setattr(flows.app.console, "ingest_with_progress", out_of_memory)
     (tmp_path / "a.txt").write_text("x")
     assert main(["ingest", str(tmp_path), "--db", str(tmp_path / "db"), "--embedder", "hashing"]) == EXIT_INTERNAL
     err = capsys.readouterr().err.strip().splitlines()
@@ -78,7 +78,7 @@ def test_inspect_reports_encrypted_file(capsys):
 
 
 def test_console_script_installed():
-    result = subprocess.run([sys.executable, "-m", "flows.cli", "--help"], capture_output=True, text=True, check=False)
+    result = subprocess.run([sys.executable, "-m", "flows.app.cli", "--help"], capture_output=True, text=True, check=False)
     assert result.returncode == 0 and "ingest" in result.stdout
 
 
@@ -109,7 +109,7 @@ def test_every_setting_has_a_flag_of_its_name_or_is_named_environment_only():
     """Issue #14: the CLI reads each Settings field from the flag of its name, so a new setting needs
     such a flag (on ``seams ingest``) or a place in ENV_ONLY_SETTINGS; a flag that names no setting
     would be ignored, and fails here."""
-    from flows import cli
+    from flows.app import cli
     from flows.settings import Settings
 
     fields = set(Settings.model_fields)
@@ -130,7 +130,7 @@ def test_every_setting_has_a_flag_of_its_name_or_is_named_environment_only():
 
 def test_every_flag_of_a_setting_reaches_the_settings(tmp_path, monkeypatch):
     from classifiers import DEFAULT_RULES
-    from flows import cli
+    from flows.app import cli
     from flows.settings import Settings
 
     for name in Settings.model_fields:
@@ -154,8 +154,8 @@ def test_serve_gives_its_runs_the_settings_of_its_flags(tmp_path, monkeypatch):
     """Issue #14: ``seams serve`` had no --runner, --allow-mass-delete or --retry-failed. Scheduled runs
     take them all but ``retry_failed``, which only the run started at once keeps: every scheduled run
     would otherwise spend a slow file's time limit on it again."""
-    from flows import cli
-    from flows.serve import run_parameters
+    from flows.app import cli
+    from flows.app.serve import run_parameters
     from flows.settings import Settings
 
     for name in Settings.model_fields:
@@ -184,9 +184,9 @@ def test_serve_serves_the_flow_with_the_runner_of_its_settings(tmp_path):
     pytest.importorskip("prefect_dask")
     from prefect_dask import DaskTaskRunner
 
-    from flows import cli
-    from flows.ingest import ingest_flow
-    from flows.serve import deployment, run_parameters
+    from flows.app import cli
+    from flows.app.serve import deployment, run_parameters
+    from flows.ingest.flow import ingest_flow
 
     args = build_parser().parse_args(["serve", str(tmp_path), "--every", "10m", "--runner", "dask", "--workers", "3"])
     settings = cli._settings(args)
@@ -202,7 +202,7 @@ def test_serve_serves_the_flow_with_the_runner_of_its_settings(tmp_path):
 def test_a_runner_whose_extra_is_missing_fails_before_any_server_or_file(command, tmp_path, monkeypatch, capsys):
     """``--runner dask`` without the dask extra is a usage error at once: not after ``serve`` has
     started a Prefect server, nor after ``ingest`` has waited for one."""
-    from flows import server
+    from flows.app import server
 
     monkeypatch.setitem(sys.modules, "prefect_dask", None)  # as if the extra were not installed
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
@@ -224,9 +224,9 @@ def test_a_runner_whose_extra_is_missing_fails_before_any_server_or_file(command
 def test_seams_own_errors_share_one_root_and_reports_one_table_writer():
     """Issue #14: the server's error sat outside the root of seams' errors, and two Markdown table
     writers (evaluation report, ingest artifact) were written apart."""
+    from flows.app.server import ServerError
     from flows.errors import SeamsError, UsageError
     from flows.markdown import table
-    from flows.server import ServerError
 
     assert issubclass(ServerError, SeamsError) and issubclass(UsageError, SeamsError)
     assert table(["action", "files"], [("added", 2), ("a|b", 0)]).splitlines() == [

@@ -6,8 +6,8 @@ import os
 import threading
 import time
 
-from flows.pipeline import CutConfig, FileRef
-from flows.workers import Cutter
+from flows.ingest.pipeline import CutConfig, FileRef
+from flows.ingest.workers import Cutter
 from splitters import Budget
 
 
@@ -118,15 +118,15 @@ def test_closing_does_not_wait_for_a_batch_started_ahead_and_never_collected(tmp
 
 
 def _pending_batch(settings) -> tuple | None:
-    from flows.workers import _cutter
+    from flows.ingest.workers import _cutter
 
     return _cutter(settings.workers, settings.file_timeout_s)._ahead
 
 
 def test_an_ingest_starts_each_next_batch_before_handing_on_the_one_cut(tmp_path):
-    from flows.ingest import Steps, run_ingest
+    from flows.ingest.flow import Steps, run_ingest
+    from flows.ingest.workers import close_cutters, cut_ahead
     from flows.settings import Settings
-    from flows.workers import close_cutters, cut_ahead
 
     root = tmp_path / "docs"
     root.mkdir()
@@ -142,7 +142,7 @@ def test_an_ingest_starts_each_next_batch_before_handing_on_the_one_cut(tmp_path
         events.append(("ahead", [ref.doc_id for ref in refs]))
         cut_ahead(refs, *args)
 
-    from flows.ingest import embed_outcomes
+    from flows.ingest.flow import embed_outcomes
 
     try:
         report = run_ingest([str(root)], settings, Steps(embed=embed, ahead=ahead))
@@ -157,10 +157,11 @@ def test_an_ingest_starts_each_next_batch_before_handing_on_the_one_cut(tmp_path
 
 
 def test_the_command_starts_the_first_batch_while_the_server_boots(tmp_path):
+    from flows.app.once import EarlyCut
     from flows.embed import get_embedder
-    from flows.ingest import EarlyCut, Steps, run_ingest
+    from flows.ingest.flow import Steps, run_ingest
+    from flows.ingest.workers import close_cutters
     from flows.settings import Settings
-    from flows.workers import close_cutters
 
     root = tmp_path / "docs"
     root.mkdir()
@@ -185,9 +186,9 @@ def test_the_command_starts_the_first_batch_while_the_server_boots(tmp_path):
 
 
 def test_an_early_plan_that_ends_after_the_flow_began_starts_nothing(tmp_path):
-    from flows.ingest import EarlyCut
+    from flows.app.once import EarlyCut
+    from flows.ingest.workers import close_cutters
     from flows.settings import Settings
-    from flows.workers import close_cutters
 
     root = tmp_path / "docs"
     root.mkdir()

@@ -68,13 +68,13 @@ def _settings(tmp_path: Path, url: str, name: str = "db", **extra) -> Settings:
 
 
 def _ingest(folder: Path, settings: Settings):
-    from flows.ingest import Steps, run_ingest
+    from flows.ingest.flow import Steps, run_ingest
 
     return run_ingest([str(folder)], settings, Steps())
 
 
 def _rows(settings: Settings) -> list[tuple]:
-    from flows.store import Store
+    from flows.index.store import Store
 
     rows = Store(settings.db, settings.kb).rows(["chunk_id", "text", "embed_text", "vector"])
     return sorted((r["chunk_id"], r["text"], r["embed_text"], tuple(np.round(r["vector"], 4))) for r in rows)
@@ -181,7 +181,7 @@ def test_faults_are_retried_and_the_knowledge_base_equals_a_clean_runs(tmp_path,
 
 
 def test_a_server_that_stays_down_fails_its_files_and_they_keep_their_chunks(tmp_path, server, proxy):
-    from flows.store import Store
+    from flows.index.store import Store
 
     docs = _docs(tmp_path / "docs")
     first = _settings(tmp_path, proxy.url)
@@ -208,7 +208,7 @@ def test_a_server_that_stays_down_fails_its_files_and_they_keep_their_chunks(tmp
 
 def test_an_endpoint_that_stays_down_fails_the_files_with_one_line_each_and_exit_1(
         tmp_path, capsys, monkeypatch, prefect_harness, proxy):
-    from flows.cli import EXIT_SOME_FAILED, main
+    from flows.app.cli import EXIT_SOME_FAILED, main
 
     docs = _docs(tmp_path / "docs")
     monkeypatch.setenv("SEAMS_EMBED_RETRIES", "1")
@@ -229,9 +229,9 @@ def test_an_endpoint_that_stays_down_fails_the_files_with_one_line_each_and_exit
 
 
 def test_a_knowledge_base_remembers_its_embedder_and_refuses_another(tmp_path, server, capsys, monkeypatch):
-    from flows.cli import EXIT_USAGE, main
-    from flows.search import search
-    from flows.store import Store
+    from flows.app.cli import EXIT_USAGE, main
+    from flows.index.search import search
+    from flows.index.store import Store
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-stored")
     docs = _docs(tmp_path / "docs")

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import EXIT_USAGE, main
+from flows.app.cli import EXIT_USAGE, main
 from flows.evaluate.runner import evaluate_flow
+from flows.index.store import Store
+from flows.index.upkeep import VECTOR_INDEX
 from flows.settings import Settings
-from flows.store import VECTOR_INDEX, Store
 
 TOPICS = {
     "rivers": "The river Orlen floods every spring and farmers plant rice along its banks.",

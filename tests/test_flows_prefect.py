@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from conftest import descendants, running
 
-from flows.ingest import FAILURES_STATE, artifact_key, ingest_flow
-from flows.server import HEARTBEAT_VARIABLES, one_off_run
+from flows.app.server import HEARTBEAT_VARIABLES, one_off_run
+from flows.index.store import Store
+from flows.ingest.flow import ingest_flow
+from flows.ingest.report import FAILURES_STATE, artifact_key
 from flows.settings import Settings
-from flows.store import Store
 
 
 def _folder(root: Path) -> Path:
@@ -171,7 +172,7 @@ def test_serve_fires_on_schedule_and_indexes_a_new_file(tmp_path):
     port = 4300 + os.getpid() % 500
     log = open(tmp_path / "serve.log", "w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "flows.cli", "serve", str(docs), "--every", "8s", "--db", db,
+        [sys.executable, "-m", "flows.app.cli", "serve", str(docs), "--every", "8s", "--db", db,
          "--embedder", "hashing", "--port", str(port), "--workers", "1"],
         stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     try:
@@ -193,7 +194,7 @@ def test_dask_runner_with_a_local_cluster_of_processes(prefect_harness, tmp_path
     """Scale-out path: the same flow with DaskTaskRunner (two worker processes) indexes the folder
     exactly as the local runner does."""
     pytest.importorskip("prefect_dask")
-    from flows.ingest import flow_for
+    from flows.ingest.flow import flow_for
 
     root = _folder(tmp_path / "docs")
     for i in range(6):
@@ -223,7 +224,7 @@ def _serve(docs: Path, db: str, tmp_path: Path, port: int, log_name: str) -> tup
     log = tmp_path / log_name
     with open(log, "w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "flows.cli", "serve", str(docs), "--every", "5s", "--db", db, "--embedder", "hashing",
+            [sys.executable, "-m", "flows.app.cli", "serve", str(docs), "--every", "5s", "--db", db, "--embedder", "hashing",
              "--port", str(port), "--workers", "1"], stdout=out, stderr=subprocess.STDOUT, env=env)
     return process, log
 

@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from test_sync import write
 
-from flows.ingest import Steps, run_ingest
-from flows.search import search
+from flows.index.schema import DERIVED_COLUMNS, METADATA_FIELDS, chunk_records, chunk_schema
+from flows.index.search import search
+from flows.index.store import Store
+from flows.index.upkeep import text_indexes
+from flows.ingest.flow import Steps, run_ingest
 from flows.settings import Settings
-from flows.store import DERIVED_COLUMNS, METADATA_FIELDS, Store, chunk_records, chunk_schema, text_indexes
 
 DOCS = {
     "privacy.txt": "개인정보 보호 규정\n\n제8조(위탁) 진흥원은 수탁자를 누리집에 공개하여야 하며, 수탁자가 개인정보를 "

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES
 
-from flows.ingest import ingest_flow
+from flows.index.store import Store
+from flows.ingest.flow import ingest_flow
 from flows.settings import Settings
-from flows.store import Store
 
 
 def _settings(db_path: str, **kw) -> Settings:

@@ -21,14 +21,14 @@ pytest.importorskip("llama_index.vector_stores.lancedb")
 import lancedb
 from conftest import EXAMPLES
 
-from flows.cli import main
-from flows.ingest import Steps, run_ingest
-from flows.interop import (
+from flows.app.cli import main
+from flows.index.interop import (
     chunks_table_name,
     export_for_langchain_lancedb,
     langchain_embeddings,
     llamaindex_embedding,
 )
+from flows.ingest.flow import Steps, run_ingest
 from flows.settings import Settings
 
 PDF = "개인정보_보호_규정.pdf"

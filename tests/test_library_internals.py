@@ -16,8 +16,8 @@ import uuid
 
 import pytest
 
-from flows.pipeline import CutConfig, FileRef
-from flows.workers import Cutter
+from flows.ingest.pipeline import CutConfig, FileRef
+from flows.ingest.workers import Cutter
 from splitters import Budget
 
 
@@ -40,13 +40,13 @@ def _with_port(command: list[str]) -> list[str]:
 
 
 def test_the_temporary_server_starts_as_prefect_starts_it(monkeypatch):
-    """flows/server.py starts Prefect's temporary server itself, with Prefect's private
+    """flows/app/server.py starts Prefect's temporary server itself, with Prefect's private
     ``PREFECT__SERVER_EPHEMERAL`` and ``PREFECT__SERVER_FINAL``: the command must stay Prefect's own."""
     import prefect
     from prefect.server.api import server as prefect_server
     from prefect.settings import get_current_settings
 
-    from flows import server as seams_server
+    from flows.app import server as seams_server
 
     calls: list[tuple[list[str], dict[str, str]]] = []
     monkeypatch.setattr("subprocess.Popen", _recorder(calls))
@@ -55,7 +55,7 @@ def test_the_temporary_server_starts_as_prefect_starts_it(monkeypatch):
     start = getattr(theirs, "_run_uvicorn_command", None)
     if start is None:
         pytest.fail(f"Prefect {prefect.__version__}: SubprocessASGIServer._run_uvicorn_command is gone; "
-                    "compare how Prefect now starts its temporary server with flows/server.py:TemporaryServer")
+                    "compare how Prefect now starts its temporary server with flows/app/server.py:TemporaryServer")
     try:
         start()
     finally:
@@ -64,20 +64,20 @@ def test_the_temporary_server_starts_as_prefect_starts_it(monkeypatch):
     ours._log.close()
     assert len(calls) == 2, (
         f"Prefect {prefect.__version__} no longer starts its temporary server with subprocess.Popen: "
-        "compare with flows/server.py:TemporaryServer")
+        "compare with flows/app/server.py:TemporaryServer")
     (their_command, their_env), (our_command, our_env) = calls
     assert _with_port(our_command[1:]) == _with_port(their_command[1:]), (
         f"Prefect {prefect.__version__} starts its temporary server with another command than "
-        f"flows/server.py:TemporaryServer:\n  Prefect: {their_command[1:]}\n  seams:   {our_command[1:]}")
+        f"flows/app/server.py:TemporaryServer:\n  Prefect: {their_command[1:]}\n  seams:   {our_command[1:]}")
     their_own = {key: value for key, value in their_env.items() if base.get(key) != value}
     our_own = {key: value for key, value in our_env.items() if base.get(key) != value}
     assert our_own == their_own, (
         f"Prefect {prefect.__version__} sets other variables for its temporary server than "
-        f"flows/server.py:TemporaryServer (its private PREFECT__SERVER_*): Prefect {their_own}, seams {our_own}")
+        f"flows/app/server.py:TemporaryServer (its private PREFECT__SERVER_*): Prefect {their_own}, seams {our_own}")
 
 
 def test_a_process_pool_still_lets_seams_kill_its_workers():
-    """flows/workers.py kills a stuck parser through ``ProcessPoolExecutor.kill_workers()`` (Python
+    """flows/ingest/workers.py kills a stuck parser through ``ProcessPoolExecutor.kill_workers()`` (Python
     3.14) or, before it, the pool's private ``_processes``."""
     with cf.ProcessPoolExecutor(1) as pool:
         pool.submit(int).result(timeout=60)
@@ -85,7 +85,7 @@ def test_a_process_pool_still_lets_seams_kill_its_workers():
             processes = getattr(pool, "_processes", None)
             assert isinstance(processes, dict) and all(hasattr(p, "kill") for p in processes.values()), (
                 f"Python {sys.version.split()[0]}: ProcessPoolExecutor has neither kill_workers() nor its "
-                "private _processes (pid -> Process); flows/workers.py:kill_workers cannot stop a stuck parser")
+                "private _processes (pid -> Process); flows/ingest/workers.py:kill_workers cannot stop a stuck parser")
 
 
 def _held_open_for_reading(fifo, writers: list[int]) -> bool:

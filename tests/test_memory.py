@@ -144,7 +144,7 @@ def _korean_md(path, sections: int, seed: int = 0):
 def _bare_ingest(folder, settings, embed_calls: list[tuple[int, int]] | None = None):
     """``run_ingest`` with its steps as plain functions (no Prefect), noting (files, texts) of each
     embedding call."""
-    from flows.ingest import Steps, embed_outcomes, run_ingest
+    from flows.ingest.flow import Steps, embed_outcomes, run_ingest
 
     def embed(outcomes, settings_, store):
         vectors, new, reused = embed_outcomes(outcomes, settings_, store)
@@ -156,7 +156,7 @@ def _bare_ingest(folder, settings, embed_calls: list[tuple[int, int]] | None = N
 
 
 def _stored(db) -> list[tuple]:
-    from flows.store import Store
+    from flows.index.store import Store
 
     rows = Store(str(db)).rows(["chunk_id", "text", "embed_text", "vector", "passages"])
     return sorted((r["chunk_id"], r["text"], r["embed_text"], tuple(r["vector"]), tuple(map(tuple, r["passages"])))
@@ -183,7 +183,7 @@ def test_a_batch_is_embedded_and_written_in_groups_within_the_vector_budget(tmp_
 
 
 def test_a_file_over_the_text_limit_fails_alone_and_inspect_says_so(tmp_path, capsys) -> None:
-    from flows.console import inspect_file
+    from flows.app.console import inspect_file
     from flows.settings import Settings
 
     docs = tmp_path / "docs"
@@ -207,21 +207,21 @@ def _some_vectors(count: int = 2_000) -> dict:
 
 
 def test_caching_vectors_makes_no_python_float_per_component(tmp_path) -> None:
-    from flows.store import Store
+    from flows.index.store import Store
 
     store, vectors = Store(str(tmp_path / "db")), _some_vectors()
-    _, _, peak = traced(lambda: store.cache_vectors("test", vectors))
+    _, _, peak = traced(lambda: store.cache.save("test", vectors))
     assert peak < 2 * sum(v.nbytes for v in vectors.values())  # as lists of Python floats: 8 times the vectors
 
 
 def test_reading_cached_vectors_makes_no_python_float_per_component(tmp_path) -> None:
     import numpy as np
 
-    from flows.store import Store
+    from flows.index.store import Store
 
     store, vectors = Store(str(tmp_path / "db")), _some_vectors()
-    store.cache_vectors("test", vectors)
-    found, _, peak = traced(lambda: store.cached_vectors("test", list(vectors)))
+    store.cache.save("test", vectors)
+    found, _, peak = traced(lambda: store.cache.vectors("test", list(vectors)))
     assert peak < 2 * sum(v.nbytes for v in vectors.values())  # through Python lists: 8 MB more a 500-row query
     assert found.keys() == vectors.keys()
     assert found["h7"].tolist() == vectors["h7"].tolist() and found["h1999"].dtype == np.float32

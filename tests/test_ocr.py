@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES
 
-from flows.cli import EXIT_OK, EXIT_SOME_FAILED, main
+from flows.app.cli import EXIT_OK, EXIT_SOME_FAILED, main
 from parsers import parse
 from parsers.errors import EmptyFile, NeedsOcr, TooLarge, UnsupportedFile
 from parsers.ocr import OcrOptions, lines_from_tsv, unavailable_reason

@@ -26,7 +26,7 @@ from fixtures.files import (
     raw_pdf,
 )
 
-from flows.pipeline import CutConfig, cut_document
+from flows.ingest.pipeline import CutConfig, cut_document
 from parsers import detect_format, parse
 from parsers.tables import Span, detect_header_rows, is_value, make_table
 from splitters import Budget

@@ -273,7 +273,7 @@ def test_hwpx_chunks_carry_their_page_ranges(tmp_path: Path, capsys) -> None:
     cut by page: a chunk a page."""
     import json
 
-    from flows.cli import main
+    from flows.app.cli import main
 
     items = [(style, f"{text} " * 30 if style == "p" else text) for style, text in PAGED_ITEMS]
     path = make_hwpx(tmp_path / "쪽.hwpx", items)

@@ -1,4 +1,4 @@
-"""Peers (``peer:NAME``, flows/peers.py) through ``seams-evaluate`` on three generated files: another
+"""Peers (``peer:NAME``, flows/evaluate/peers.py) through ``seams-evaluate`` on three generated files: another
 tool's own parsing and chunking in a child process, the same embedder, tables and modes as seams,
 scored by evidence containment. Skips only when the ``peers`` extra is not installed."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flows.evaluate import metrics
-from flows.peers import missing_modules
+from flows.evaluate.peers import missing_modules
 
 NEEDS_PEERS = pytest.mark.skipif(bool(missing_modules("langchain")),
                                  reason="the peers extra is not installed (pip install 'seams[peers]')")
@@ -58,8 +58,8 @@ def test_containment_folds_and_can_fail():
 @NEEDS_PEERS
 def test_peer_configuration_end_to_end(tmp_path, prefect_harness):
     from flows.evaluate.runner import evaluate_flow
+    from flows.index.store import Store
     from flows.settings import Settings
-    from flows.store import Store
 
     questions = _folder(tmp_path)
     evaluation = evaluate_flow(source="folder", path=str(tmp_path / "docs"), questions=str(questions),

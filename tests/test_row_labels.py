@@ -7,8 +7,8 @@ from pathlib import Path
 
 from test_sync import settings, write
 
-from flows.ingest import ingest_flow
-from flows.store import Store
+from flows.index.store import Store
+from flows.ingest.flow import ingest_flow
 from parsers import parse
 from parsers.model import Block, Document
 from parsers.tables import Span, make_table

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 from test_sync import settings, write
 
-from flows.cli import EXIT_USAGE, main
+from flows.app.cli import EXIT_USAGE, main
 from flows.embed import text_hash
 from flows.errors import UsageError
-from flows.ingest import ingest_flow
-from flows.search import HIT_KEYS, MODES, NOT_IN_HITS, fts_column, fts_query, search
-from flows.store import Store, cells_once, chunk_schema, now
+from flows.index.schema import cells_once, chunk_schema
+from flows.index.search import HIT_KEYS, MODES, NOT_IN_HITS, fts_column, fts_query, search
+from flows.index.store import Store, now
+from flows.ingest.flow import ingest_flow
 
 DOCS = {
     "privacy.txt": "개인정보 보호 규정\n\n제5조(파기) 보유기간이 지난 개인정보는 5일 이내에 파기하여야 한다.\n",
@@ -133,7 +134,7 @@ def test_full_text_sees_writes_after_the_index_was_built(tmp_path):
     store.replace_documents(rows("new", "추가된 문서 a zeppelin appears"), ["new"], dim)
     store.replace_documents(rows("old", "바뀐 문서 no airships here"), ["old"], dim)
     # the passages still hold the old version's "the original zeppelin" under the same chunk id
-    assert store.passages_table().count_rows() == 1
+    assert store.passages.table().count_rows() == 1
     assert sorted(docs(search(settings(db), "zeppelin", k=5, mode="fts"))) == ["new"]
     assert docs(search(settings(db), "추가된", k=5, mode="fts")) == ["new"]
     assert search(settings(db), "초기", k=5, mode="fts") == [], "the replaced text is gone"
@@ -187,7 +188,7 @@ def test_search_errors_are_usage_errors_with_one_line(kb, tmp_path, capsys):
 
 def test_hybrid_weights_full_text_above_the_vector_ranking():
     """Measured on Chroma and the development set: the vector ranking only breaks near-ties."""
-    from flows.search import DEFAULT_MODE, fuse
+    from flows.index.search import DEFAULT_MODE, fuse
 
     vector = [{"chunk_id": "a"}, {"chunk_id": "b"}]
     fts = [{"chunk_id": "b"}, {"chunk_id": "c"}]
@@ -220,8 +221,7 @@ def test_vector_search_ranks_a_long_chunk_by_its_best_passage(prefect_harness, t
 
 
 def test_passages_cover_the_text_in_half_overlapping_windows():
-    from flows.pipeline import passages
-    from splitters.chunk import cl100k
+    from splitters.chunk import cl100k, passages
 
     encoding = cl100k()
     text = "개인정보 보호 규정은 수탁자를 점검한다. " * 40 + "The end."
@@ -314,7 +314,7 @@ def test_english_full_text_ranks_a_long_chunk_by_its_best_passage(prefect_harnes
     store = Store(db)
     long_chunk = max(store.rows(["chunk_id", "tokens"]), key=lambda r: r["tokens"])
     assert long_chunk["tokens"] > 800
-    assert store.passages_table().count_rows() > 10, "the long chunk's passages are indexed"
+    assert store.passages.table().count_rows() > 10, "the long chunk's passages are indexed"
     question = "When does the night crew inspect the hangar doors?"
     assert "manual.md" in docs(search(settings(db), question, k=10, mode="fts"))
     assert "manual.md" in docs(search(settings(db), question, k=10, mode="hybrid"))
@@ -353,7 +353,7 @@ def test_passages_follow_the_files_they_come_from(prefect_harness, tmp_path):
 
 def test_a_hit_that_opens_with_its_own_heading_does_not_print_it_twice():
     """A new user saw `출장 여비 규정` printed above a chunk whose text opens with it."""
-    from flows.console import _path_above
+    from flows.app.console import _path_above
 
     assert _path_above("부칙", "부칙\n\n제1조(시행일) …") == ""
     assert _path_above("제2장 처리 > 제5조(수집)", "제5조(수집) ① …") == "제2장 처리"

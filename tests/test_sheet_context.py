@@ -21,7 +21,7 @@ from pathlib import Path
 
 from fixtures.files import make_xlsx
 
-from flows.pipeline import CutConfig, cut_document
+from flows.ingest.pipeline import CutConfig, cut_document
 from parsers import parse
 from splitters import Budget
 

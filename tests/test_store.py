@@ -9,24 +9,25 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from flows.store import (
-    CACHE,
+from flows.index.cache import cache_table_name
+from flows.index.schema import (
     DERIVED_COLUMNS,
     INDEX_TEXT,
-    PRUNE_VERSIONS,
     ROW_COLUMNS,
+    WRITE_BATCH_ROWS,
+    chunk_schema,
+    in_list,
+    sql_string,
+)
+from flows.index.store import Store, now
+from flows.index.upkeep import (
+    PRUNE_VERSIONS,
     TOO_MANY_FRAGMENTS,
     VECTOR_INDEX,
     VECTOR_SEARCH_COLUMN,
-    WRITE_BATCH_ROWS,
-    Store,
-    cache_table_name,
-    chunk_schema,
     ensure_indexes,
-    in_list,
-    now,
-    sql_string,
 )
+from flows.settings import CACHE
 
 DIM = 8
 
@@ -74,9 +75,9 @@ def test_rows_hits_and_rankings_use_the_one_schemas_columns():
     from classifiers import Decision
     from flows.embed import text_hash
     from flows.evaluate import runner
-    from flows.pipeline import FileRef, Outcome
-    from flows.rows import chunk_rows
-    from flows.search import HIT_KEYS
+    from flows.index.search import HIT_KEYS
+    from flows.ingest.pipeline import FileRef, Outcome
+    from flows.ingest.rows import chunk_rows
     from flows.settings import Settings
     from splitters import Chunk
 
@@ -170,19 +171,19 @@ def test_manifest_upsert_and_forget(db_path):
 def test_embedding_cache_is_keyed_by_embedder_and_text_hash(db_path):
     store = Store(db_path)
     one, two = np.ones(4, dtype=np.float32), np.full(4, 2, dtype=np.float32)
-    store.cache_vectors("e1", {"h1": one})
-    store.cache_vectors("e2", {"h1": two})
-    store.cache_vectors("e1", {"h1": two, "h2": two})  # an existing entry is never overwritten
-    got = store.cached_vectors("e1", ["h1", "h2", "h3"])
+    store.cache.save("e1", {"h1": one})
+    store.cache.save("e2", {"h1": two})
+    store.cache.save("e1", {"h1": two, "h2": two})  # an existing entry is never overwritten
+    got = store.cache.vectors("e1", ["h1", "h2", "h3"])
     assert sorted(got) == ["h1", "h2"] and got["h1"].tolist() == one.tolist()
-    assert store.cached_vectors("e2", ["h1"])["h1"].tolist() == two.tolist()
+    assert store.cache.vectors("e2", ["h1"])["h1"].tolist() == two.tolist()
 
 
 def test_maintain_builds_text_indexes_and_compacts_piled_up_commits(db_path):
     store = Store(db_path)
     for i in range(TOO_MANY_FRAGMENTS + 2):  # one small commit per file, as many small runs leave it
         store.replace_documents(doc_rows(f"f{i}", 1), [f"f{i}"], DIM)
-    store.cache_vectors("e", {f"h{i}": np.ones(4, dtype=np.float32) for i in range(3)})
+    store.cache.save("e", {f"h{i}": np.ones(4, dtype=np.float32) for i in range(3)})
     table = store.chunks_table()
     assert table.stats()["fragment_stats"]["num_fragments"] >= TOO_MANY_FRAGMENTS
     done = store.maintain(changed_files=1)
@@ -192,7 +193,7 @@ def test_maintain_builds_text_indexes_and_compacts_piled_up_commits(db_path):
     assert table.stats()["fragment_stats"]["num_fragments"] == 1
     assert chunk_ids(store) == sorted(f"f{i}#0" for i in range(TOO_MANY_FRAGMENTS + 2))
     assert store.maintain(changed_files=1) == [], "nothing to do the second time"
-    assert store._open(cache_table_name("e")) is not None
+    assert store.open_table(cache_table_name("e")) is not None
 
 
 @pytest.mark.parametrize("count", [WRITE_BATCH_ROWS + 1, 3 * WRITE_BATCH_ROWS + 7])
@@ -203,10 +204,10 @@ def test_a_large_cache_write_keeps_every_text_with_its_own_vector(db_path, count
     rng = np.random.default_rng(7)
     first = {f"first{i}": rng.standard_normal(512).astype(np.float32) for i in range(count)}
     more = {f"more{i}": rng.standard_normal(512).astype(np.float32) for i in range(count)}
-    store.cache_vectors("e", first)  # creates the table
-    store.cache_vectors("e", more)  # appends to it
+    store.cache.save("e", first)  # creates the table
+    store.cache.save("e", more)  # appends to it
     for items in (first, more):
-        back = store.cached_vectors("e", list(items))
+        back = store.cache.vectors("e", list(items))
         wrong = [h for h, vector in items.items() if not np.array_equal(back[h], vector)]
         assert not wrong, f"{len(wrong)} of {len(items)} texts read another text's vector"
 
@@ -215,16 +216,16 @@ def test_an_embedding_cache_of_the_older_layout_is_dropped_not_read(db_path):
     store = Store(db_path)
     old = f"{CACHE}__e"  # the layout whose large writes stored other texts' vectors
     store.db.create_table(old, data=[{"key": "e:h1", "embedder": "e", "text_hash": "h1", "vector": [1.0, 0.0]}])
-    assert store.cached_vectors("e", ["h1"]) == {}
-    store.cache_vectors("e", {"h2": np.ones(2, dtype=np.float32)})
-    assert store.drop_stale_caches() == [old]
+    assert store.cache.vectors("e", ["h1"]) == {}
+    store.cache.save("e", {"h2": np.ones(2, dtype=np.float32)})
+    assert store.cache.drop_stale() == [old]
     listed = store.db.list_tables()
-    assert old not in getattr(listed, "tables", listed) and set(store.cached_vectors("e", ["h1", "h2"])) == {"h2"}
-    assert store.drop_stale_caches() == []
+    assert old not in getattr(listed, "tables", listed) and set(store.cache.vectors("e", ["h1", "h2"])) == {"h2"}
+    assert store.cache.drop_stale() == []
 
 
 def test_a_stale_embedding_cache_makes_every_knowledge_base_index_its_files_again(tmp_path):
-    from flows.ingest import Steps, run_ingest
+    from flows.ingest.flow import Steps, run_ingest
     from flows.settings import Settings
 
     root = tmp_path / "docs"
@@ -245,11 +246,11 @@ def test_a_stale_embedding_cache_makes_every_knowledge_base_index_its_files_agai
 def test_embedding_caches_of_different_widths_live_side_by_side(db_path):
     """Switching the embedder on a database must not break the cache (LanceDB fixes a vector width)."""
     store = Store(db_path)
-    store.cache_vectors("wide", {"h1": np.ones(512, dtype=np.float32)})
-    store.cache_vectors("narrow", {"h1": np.full(384, 2.0, dtype=np.float32)})
-    assert store.cached_vectors("wide", ["h1"])["h1"].shape == (512,)
-    assert float(store.cached_vectors("narrow", ["h1"])["h1"][0]) == 2.0
-    assert store.cached_vectors("narrow", ["h2"]) == {}
+    store.cache.save("wide", {"h1": np.ones(512, dtype=np.float32)})
+    store.cache.save("narrow", {"h1": np.full(384, 2.0, dtype=np.float32)})
+    assert store.cache.vectors("wide", ["h1"])["h1"].shape == (512,)
+    assert float(store.cache.vectors("narrow", ["h1"])["h1"][0]) == 2.0
+    assert store.cache.vectors("narrow", ["h2"]) == {}
 
 
 def test_vector_index_from_the_threshold_keeps_exact_top_hit(db_path):
@@ -277,17 +278,19 @@ def _size(path) -> int:
 def test_old_versions_are_pruned_once_they_pile_up(db_path, tmp_path, monkeypatch):
     """Issue #16.5: every commit leaves a version with its data files; months of scheduled runs grew
     a database to 13x a fresh ingest's size, because versions were dropped only with compaction."""
-    import flows.store
+    import flows.index.store
+    import flows.index.upkeep
 
     store = Store(db_path)
     for i in range(PRUNE_VERSIONS):  # one file rewritten over and over: few fragments, many versions
         store.replace_documents(doc_rows("a", 20, seed=i), ["a"], DIM)
     table = store.chunks_table()
-    assert not flows.store._needs_compaction(table)
+    assert not flows.index.upkeep.needs_compaction(table)
     assert "prune default__chunks" not in store.maintain(changed_files=1), "recent versions are kept"
     grown = _size(tmp_path / "lancedb" / "default__chunks.lance")
 
-    monkeypatch.setattr(flows.store, "KEEP_VERSIONS", dt.timedelta(milliseconds=1))  # as if the retention had passed
+    for module in (flows.index.store, flows.index.upkeep):  # as if the retention had passed
+        monkeypatch.setattr(module, "KEEP_VERSIONS", dt.timedelta(milliseconds=1))
     assert "prune default__chunks" in store.maintain(changed_files=1)
     table = store.chunks_table()
     assert len(table.list_versions()) <= 2
@@ -302,12 +305,12 @@ def test_the_embedding_cache_forgets_texts_no_chunk_holds_once_it_outgrows_them(
     store = Store(db_path)
     store.replace_documents(doc_rows("a", 3), ["a"], DIM)
     live = {text_hash(f"chunk {i} of a"): np.ones(4, dtype=np.float32) for i in range(3)}
-    store.cache_vectors("e", live)
+    store.cache.save("e", live)
     assert "prune embedding cache" not in store.maintain(changed_files=1)
     edited_away = {text_hash(f"an old version {i}"): np.ones(4, dtype=np.float32) for i in range(3)}
-    store.cache_vectors("e", edited_away)  # twice the chunks' texts: within the slack, kept
+    store.cache.save("e", edited_away)  # twice the chunks' texts: within the slack, kept
     assert "prune embedding cache" not in store.maintain(changed_files=1)
-    assert store.cached_vectors("e", list(edited_away)).keys() == edited_away.keys()
-    store.cache_vectors("e", {text_hash("one more"): np.ones(4, dtype=np.float32)})
+    assert store.cache.vectors("e", list(edited_away)).keys() == edited_away.keys()
+    store.cache.save("e", {text_hash("one more"): np.ones(4, dtype=np.float32)})
     assert "prune embedding cache" in store.maintain(changed_files=1)
-    assert store.cached_vectors("e", [*live, *edited_away, text_hash("one more")]).keys() == live.keys()
+    assert store.cache.vectors("e", [*live, *edited_away, text_hash("one more")]).keys() == live.keys()

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from flows.ingest import ingest_flow
-from flows.pipeline import scan_root, walk
+from flows.index.store import Store
+from flows.ingest.flow import ingest_flow
+from flows.ingest.pipeline import scan_root, walk
+from flows.ingest.sync import plan_sync
 from flows.settings import Settings
-from flows.store import Store
-from flows.sync import plan_sync
 
 #: Columns that differ between two correct ingests of the same files: when and from where.
 VOLATILE = ("indexed_at", "source", "root")
@@ -161,7 +161,7 @@ def test_two_roots_holding_one_relative_path_are_two_documents(tmp_path):
 @pytest.mark.parametrize("one_run", [True, False], ids=["one run", "two runs"])
 def test_two_folders_in_one_knowledge_base_keep_their_same_named_files(prefect_harness, tmp_path, capsys, one_run):
     """Issue #16.1: ``seams ingest B`` after ``seams ingest A`` replaced A's notes.md with B's."""
-    from flows.cli import main
+    from flows.app.cli import main
 
     write(tmp_path / "A" / "notes.md", "ALPHA is the first folder's note.")
     write(tmp_path / "B" / "notes.md", "BRAVO is the second folder's note.")
@@ -315,7 +315,7 @@ def test_files_the_knowledge_base_never_held_are_appended_and_the_others_merged(
     no manifest row by a killed run is merged, not appended twice."""
     import lancedb.table
 
-    from flows.ingest import Steps, run_ingest, write_rows
+    from flows.ingest.flow import Steps, run_ingest, write_rows
 
     merged: list[str] = []
     real_merge_insert = lancedb.table.LanceTable.merge_insert
@@ -356,9 +356,9 @@ def test_files_the_knowledge_base_never_held_are_appended_and_the_others_merged(
 
 
 def test_files_of_an_unreadable_folder_show_as_kept_in_the_report(tmp_path, monkeypatch):
-    from flows.ingest import Steps, run_ingest
+    from flows.index.store import Store
+    from flows.ingest.flow import Steps, run_ingest
     from flows.settings import Settings
-    from flows.store import Store
 
     root = tmp_path / "docs"
     write(root / "ok" / "a.txt", "첫 문서입니다.")
@@ -383,7 +383,7 @@ def test_files_of_an_unreadable_folder_show_as_kept_in_the_report(tmp_path, monk
 def test_chunks_of_a_file_gone_before_its_manifest_row_was_written_are_removed(tmp_path):
     """Issue #16.3: a run killed between a batch's chunk commit and its manifest commit, then the
     file deleted: its chunks stayed searchable forever, since no run looked at the file again."""
-    from flows.ingest import Steps, run_ingest, write_rows
+    from flows.ingest.flow import Steps, run_ingest, write_rows
 
     root = tmp_path / "docs"
     write(root / "kept.txt", "이 문서는 그대로 남습니다.")
@@ -431,7 +431,7 @@ def test_a_file_that_timed_out_waits_for_a_change_or_a_request(tmp_path):
 
 def test_a_rerun_counts_each_failed_file_once(tmp_path):
     """Issue #12: a re-run of 6 files, 2 of them broken, said "6 unchanged … 2 failed"."""
-    from flows.ingest import Steps, run_ingest
+    from flows.ingest.flow import Steps, run_ingest
 
     for i in range(4):
         write(tmp_path / "docs" / f"ok{i}.txt", f"문서 {i}")
@@ -442,7 +442,7 @@ def test_a_rerun_counts_each_failed_file_once(tmp_path):
     again = run_ingest([str(tmp_path / "docs")], config, Steps())
     assert again.summary().startswith("0 added, 0 updated, 4 unchanged, 0 deleted, 2 failed (2 unchanged since they failed")
     # ``seams ingest --json`` counts them the same way (it said 6 unchanged, 0 failed)
-    from flows.console import _report_json
+    from flows.app.console import _report_json
 
     counts = _report_json(again)["counts"]
     assert (counts["unchanged"], counts["failed"], counts["added"]) == (4, 2, 0)
@@ -454,9 +454,9 @@ def test_an_interrupt_keeps_the_vectors_embedded_so_far(tmp_path, monkeypatch):
     import dataclasses
 
     import flows.embed.cache
-    import flows.ingest
+    import flows.ingest.flow
     from flows.embed import get_embedder
-    from flows.ingest import Steps, run_ingest
+    from flows.ingest.flow import Steps, run_ingest
 
     root = tmp_path / "docs"
     for i in range(6):
@@ -472,7 +472,7 @@ def test_an_interrupt_keeps_the_vectors_embedded_so_far(tmp_path, monkeypatch):
         return real.passages(texts)
 
     interrupted = dataclasses.replace(real, passages=passages)
-    monkeypatch.setattr(flows.ingest, "embedder_for", lambda *args: interrupted)
+    monkeypatch.setattr(flows.ingest.flow, "embedder_for", lambda *args: interrupted)
     monkeypatch.setattr(flows.embed.cache, "CACHE_SAVE_EVERY_S", 0.0)
     with pytest.raises(KeyboardInterrupt):
         run_ingest([str(root)], config, Steps())
@@ -487,7 +487,7 @@ def test_a_folder_that_cannot_be_listed_is_in_the_first_runs_report(tmp_path, mo
     first run's report: nothing said its files were not indexed."""
     import errno
 
-    from flows.ingest import Steps, run_ingest
+    from flows.ingest.flow import Steps, run_ingest
 
     root = tmp_path / "docs"
     write(root / "ok" / "a.txt", "첫 문서입니다.")

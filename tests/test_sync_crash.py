@@ -25,8 +25,8 @@ import pytest
 from conftest import REPO, descendants, running
 from test_sync import comparable_rows, manifest_by_doc, settings, write
 
-from flows.ingest import ingest_flow
-from flows.store import Store
+from flows.index.store import Store
+from flows.ingest.flow import ingest_flow
 
 pytestmark = pytest.mark.slow
 
@@ -50,7 +50,7 @@ def _kill_after_commits(root: Path, db: Path, table: str, commits: int, jitter_s
     start = _versions(db, table)
     with open(log, "ab") as err:
         process = subprocess.Popen(
-            [sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(db), "--embedder", "hashing",
+            [sys.executable, "-m", "flows.app.cli", "ingest", str(root), "--db", str(db), "--embedder", "hashing",
              "--workers", "1"],
             cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
         deadline = time.monotonic() + 120
@@ -154,7 +154,7 @@ def test_kill_9_of_an_ingest_leaves_no_process_behind(prefect_harness, tmp_path)
             (root / f"{i:03d} {example}").write_bytes((REPO / "examples" / example).read_bytes())
     env = dict(os.environ, PREFECT_API_URL=PREFECT_API_URL.value())
     process = subprocess.Popen(
-        [sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(tmp_path / "db"), "--embedder", "hashing",
+        [sys.executable, "-m", "flows.app.cli", "ingest", str(root), "--db", str(tmp_path / "db"), "--embedder", "hashing",
          "--workers", "2"], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     started: list[int] = []
     try:

@@ -8,7 +8,7 @@ an emptied folder is refused, not wiped. The model tracks exactly that, writes t
 fresh folders — one per budget — ingests those into fresh databases and compares rows (all columns
 but the indexing time and the source paths; vectors included, which checks the embedding cache).
 
-The system under test is :func:`flows.ingest.run_ingest`, the flow's whole data path, with plain
+The system under test is :func:`flows.ingest.flow.run_ingest`, the flow's whole data path, with plain
 steps — Prefect adds about a second a run, which would leave Hypothesis a handful of sequences; the
 slow variant runs the same machine through the Prefect flow itself.
 """
@@ -33,9 +33,9 @@ from hypothesis.stateful import (
 )
 from test_sync import comparable_rows, manifest_by_doc
 
-from flows.ingest import ingest_flow, run_ingest
+from flows.index.store import Store
+from flows.ingest.flow import ingest_flow, run_ingest
 from flows.settings import Settings
-from flows.store import Store
 
 NAMES = ["a.txt", "b.md", "it's.txt", "100%_done.md", "back\\slash.txt", "new\nline.txt", "한글 문서.md",
          "sub/c.txt", "sub/deep/d.md", "sub/it's here.md"]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.ingest import artifact_key
+from flows.ingest.report import artifact_key
 
 pytestmark = pytest.mark.server
 
@@ -58,7 +58,7 @@ def _folder(root: Path) -> Path:
 
 
 def _command(root: Path, db: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "flows.cli", "ingest", str(root), "--db", str(db), "--embedder", "hashing", *extra]
+    return [sys.executable, "-m", "flows.app.cli", "ingest", str(root), "--db", str(db), "--embedder", "hashing", *extra]
 
 
 def _ingest(root: Path, db: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess:

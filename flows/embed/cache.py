@@ -21,7 +21,7 @@ def text_hash(text: str) -> str:
 
 
 class VectorCache(Protocol):
-    """Where embedded vectors are kept by embedder and text hash: :class:`flows.store.Store`."""
+    """Where embedded vectors are kept by embedder and text hash: :class:`flows.index.store.Store`."""
 
     def cached_vectors(self, embedder: str, hashes: Sequence[str]) -> dict[str, np.ndarray]: ...
 
@@ -52,7 +52,7 @@ def embed_cached(texts: Mapping[str, str], embedder: Embedder, store: VectorCach
     key = embedder.query_cache_name if queries else embedder.name
     encode = embedder.queries if queries else embedder.passages
     batch = embedder.batch or batch
-    vectors = store.cached_vectors(key, list(texts))
+    vectors = store.cache.vectors(key, list(texts))
     missing = sorted((h for h in texts if h not in vectors), key=lambda h: len(texts[h]))
     if not missing:
         return vectors, 0
@@ -66,12 +66,12 @@ def embed_cached(texts: Mapping[str, str], embedder: Embedder, store: VectorCach
             for h, vector in zip(part, encode([texts[h] for h in part]), strict=True):
                 vectors[h] = unsaved[h] = vector
             if len(unsaved) >= CACHE_SAVE_VECTORS or time.monotonic() - saved_at >= CACHE_SAVE_EVERY_S:
-                store.cache_vectors(key, unsaved)
+                store.cache.save(key, unsaved)
                 unsaved, saved_at = {}, time.monotonic()
             if on_progress:
                 on_progress(min(start + batch, len(missing)), len(missing))
     except EmbedderError:  # an endpoint gone part way: what it embedded is kept for the next run
-        store.cache_vectors(key, unsaved)
+        store.cache.save(key, unsaved)
         raise
-    store.cache_vectors(key, unsaved)
+    store.cache.save(key, unsaved)
     return vectors, len(missing)

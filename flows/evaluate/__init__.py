@@ -17,7 +17,7 @@ from flows.evaluate.configs import DEFAULT_CONFIGS, Configuration, configuration
 from flows.evaluate.datasets import Dataset, Excerpt, Question, SpanLocator, load_chroma, load_folder
 from flows.evaluate.results import Evaluation, Options
 from flows.evaluate.runner import evaluate_flow
-from flows.search import MODES
+from flows.index.search import MODES
 
 __all__ = [
     "DEFAULT_CONFIGS", "MODES", "Configuration", "Dataset", "Evaluation", "Excerpt", "Options", "Question",

@@ -4,7 +4,7 @@
 - any strategy name (``section``, ``page``, …): forced for every file, with the default budget;
 - the baselines ``tokens:SIZE/OVERLAP``, ``recursive:SIZE/OVERLAP`` and ``none`` (whole documents);
 - peers, ``peer:NAME`` (``peer:langchain``, ``peer:llamaindex``, ``peer:unstructured``,
-  ``peer:chonkie``): another tool's own parsing and chunking of the files (:mod:`flows.peers`),
+  ``peer:chonkie``): another tool's own parsing and chunking of the files (:mod:`flows.evaluate.peers`),
   embedded, stored and searched as seams' chunks are, scored by evidence containment;
 - variants of the default named by their settings (``--variant max=400``,
   ``--variant heading=on``, ``--variant strategy=section,max=600``); keys: ``max``, ``min``,
@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from flows.errors import UsageError
-from flows.peers import PEERS, PREFIX, peer_name
+from flows.evaluate.peers import PEERS, PREFIX, peer_name
 from splitters import Budget, get_strategy
 
 DEFAULT = "seams"
@@ -47,7 +47,7 @@ class Configuration:
     plain_cells: bool = True  # embed table cells separated by spaces instead of " | " (as ingest does)
     label_rows: str = "embed"  # table rows with their columns' labels in what is indexed: all, embed or off (Settings)
     only: str | None = None  # the budget is for files the classifier cuts with this strategy; the rest: default
-    peer: str | None = None  # another tool parses and chunks the files (flows.peers)
+    peer: str | None = None  # another tool parses and chunks the files (flows.evaluate.peers)
 
     @property
     def baseline(self) -> bool:

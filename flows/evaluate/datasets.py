@@ -87,7 +87,7 @@ class Dataset:
     unlocated: tuple[Unlocated, ...] = ()
     failed_documents: tuple[tuple[str, str], ...] = ()  # (doc_id, reason): files that did not parse
     group_by: str = "group"  # what Question.group names: "corpus" or "format"
-    #: (doc_id, path) of every file of the collection, parsed or not: what a peer reads (flows.peers)
+    #: (doc_id, path) of every file of the collection, parsed or not: what a peer reads (flows.evaluate.peers)
     files: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -293,7 +293,7 @@ def read_questions(path: str | Path) -> list[dict]:
 
 def load_folder(root: str | Path, questions_path: str | Path) -> Dataset:
     """Parse every file under ``root`` (the collection) and locate each question's evidence."""
-    from flows.pipeline import walk
+    from flows.ingest.pipeline import walk
 
     root_path = Path(root)
     if not root_path.is_dir():

@@ -11,7 +11,7 @@ from pathlib import Path
 from flows.errors import UsageError
 from flows.evaluate.configs import Configuration, embedder_slug
 from flows.evaluate.datasets import Dataset
-from flows.search import MODES
+from flows.index.search import MODES
 from flows.settings import Settings
 
 #: How deep each ranking is read: ranks past k still tell how far a configuration missed.

@@ -7,7 +7,7 @@ queried in every retrieval mode and scored against the gold excerpts.
 
 It reads what it writes: rankings come from the LanceDB tables, the same store ``seams search``
 uses — vector search is exact (no ANN index is ever built on these tables), full-text search is
-BM25 as :mod:`flows.search` runs it (the stemmed word index for queries in Latin letters, the
+BM25 as :mod:`flows.index.search` runs it (the stemmed word index for queries in Latin letters, the
 character n-gram index otherwise) and hybrid is its reciprocal-rank fusion. The
 evaluation database (default ``.seams/evaluate``, one LanceDB folder per embedder in it) keeps the
 embedding cache between runs, so a second run, or a new configuration, embeds only chunk texts it
@@ -34,18 +34,19 @@ from flows.errors import UsageError
 from flows.evaluate import metrics, report
 from flows.evaluate.configs import Configuration, configurations
 from flows.evaluate.datasets import Dataset, Question, load_chroma, load_folder
+from flows.evaluate.peers import PEERS, PeerRun, run_peer
 from flows.evaluate.results import DEFAULT_DB, Cost, Evaluation, Options, QueryScore
-from flows.peers import PEERS, PeerRun, run_peer
-from flows.pipeline import CutConfig, FileRef, Outcome, cut_document, embedded_texts
+from flows.index.search import MODES, ensure_fts_index, fts_ranking, fuse
+from flows.index.store import Store, now
+from flows.index.upkeep import VECTOR_SEARCH_COLUMN
+from flows.ingest.pipeline import CutConfig, FileRef, Outcome, cut_document, embedded_texts
+from flows.ingest.rows import chunk_rows
 from flows.progress import Listeners
-from flows.rows import chunk_rows
-from flows.search import MODES, ensure_fts_index, fts_ranking, fuse
 from flows.settings import Settings
-from flows.store import VECTOR_SEARCH_COLUMN, Store, now
 from splitters import Budget, Chunk
 from splitters.chunk import cl100k
 
-_COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]  # what scoring reads of a ranked chunk (flows.store.ROW_COLUMNS)
+_COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]  # what scoring reads of a ranked chunk (flows.index.schema.ROW_COLUMNS)
 
 #: Called with a line of progress ("embedding tokens:250/125: 1,024/2,611 chunks"); the CLI prints it.
 ProgressListener = Callable[[str], None]
@@ -105,7 +106,7 @@ def cut_configuration(dataset: Dataset, config: Configuration) -> tuple[dict[str
 
 
 def cut_peer(dataset: Dataset, config: Configuration) -> tuple[dict[str, tuple[Decision, list[Chunk]]], float, PeerRun]:
-    """The collection's files parsed and chunked by a peer in a child process (:mod:`flows.peers`).
+    """The collection's files parsed and chunked by a peer in a child process (:mod:`flows.evaluate.peers`).
     Each file's chunk texts become :class:`Chunk` objects laid end to end in a text of their own
     (a peer's chunks have no offsets in seams' parsed text): the store and the rankings need a
     span per chunk; scoring reads the chunks' texts. Returns (doc_id -> cut, seconds, the run)."""
@@ -175,7 +176,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
     settings = config_settings(config, options, dataset.name)
     embedder = embedder_for(options.settings)
     store = Store(options.store_uri, settings.kb)
-    store.drop_stale_caches()
+    store.cache.drop_stale()
     texts = {text_hash(text): text for _, chunks in cuts.values() for c in chunks
              for text in embedded_texts(c, config.heading_path, config.plain_cells, settings.passage_tokens,
                                             config.label_rows != "off")}
@@ -197,7 +198,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
         paths.append(path)
     store.replace_documents(rows, paths, embedder.dim)
     ensure_fts_index(store.chunks_table())
-    store.update_passages()
+    store.passages.update(store.chunks_table())
     write_seconds = time.perf_counter() - started
 
     all_chunks = [c for _, chunks in cuts.values() for c in chunks]
@@ -341,7 +342,7 @@ def _retrieve(config: Configuration, questions: Sequence[Question], query_vector
               options: Options, dataset: str = "") -> tuple[dict[str, list[list[metrics.Span]]], int]:
     store = Store(options.store_uri, config.kb(options.embedder, dataset))
     return rank_chunks(store.chunks_table(), questions, query_vectors, options.modes, options.depth,
-                       store.passages_table())
+                       store.passages.table())
 
 
 @flow(name="seams-evaluate", log_prints=False)

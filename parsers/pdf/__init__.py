@@ -36,7 +36,7 @@ text, and the warning says tables were not looked for there.
 
 Stalls: pdfium and the table finder run native/pure-Python code without a time check; a
 pathological page can take arbitrarily long. The per-file time limit lives in the flow's process pool
-(``flows/workers.py``, ``Cutter``), which kills the worker; tests that need a timeout should run
+(``flows/ingest/workers.py``, ``Cutter``), which kills the worker; tests that need a timeout should run
 ``parse`` through that pool or a subprocess, not expect ``parse`` itself to return. No image is
 decoded on a page with text, so oversized images cost nothing there. pdfium is not
 thread-safe: parse PDFs in processes (as the flow does), not in threads of one process.

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from flows.pipeline import FileRef, file_hash, scan_root
+from flows.ingest.pipeline import FileRef, file_hash, scan_root
 
 #: Error kinds worth another try on the next run even if the file did not change.
 #: ``no_ocr``: a scan met no OCR engine; retried so that installing the engine is enough (cheap: no

@@ -1,4 +1,4 @@
-"""The path of one file, as plain functions (the Prefect tasks in :mod:`flows.ingest` call these).
+"""The path of one file, as plain functions (the Prefect tasks in :mod:`flows.ingest.flow` call these).
 
     path ──parse──▶ Document ──classify──▶ Decision ──split──▶ [Chunk] ──fit_to_budget──▶ [Chunk]
 
@@ -19,12 +19,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from classifiers import DEFAULT_RULES, Decision, build_rules, classify, gather_facts
+from flows.settings import MAX_TEXT_CHARS
 from parsers import ParseError, parse
 from parsers.errors import TooLarge
 from parsers.model import CELL_SEPARATOR, Document
 from parsers.ocr import OcrOptions
 from splitters import Budget, Chunk, TokenCounter, cl100k_counter, get_strategy, split_document
-from splitters.chunk import HEADING_SEPARATOR, cl100k, cl100k_floor, counts_cl100k
+from splitters.chunk import HEADING_SEPARATOR, cl100k_floor, counts_cl100k, passages
 from splitters.labels import join_spaced
 
 log = logging.getLogger(__name__)
@@ -36,13 +37,6 @@ KEEP_OLD_CHUNKS = frozenset({"corrupt", "encrypted", "timeout", "too_large", "er
 OCR_TIME_SHARE = 0.8
 
 
-#: A file whose extracted text is longer than this is refused (``too_large``) before it is cut: the
-#: ingest holds a file's vectors at once (its rows replace its old ones in one commit), about 2 KB
-#: for every 64 tokens of its text, so this bounds the memory one file can take (SEAMS_MAX_TEXT_CHARS).
-#: 100 million characters, not less: issue #16 asks that a CSV with a 20 MB field and a sheet of a
-#: million rows be indexed, not refused; at the 31-62 bytes of memory per byte of text bench/memory.py
-#: measured, a file at the limit takes a few GB.
-MAX_TEXT_CHARS = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -221,33 +215,6 @@ def embedded_texts(chunk: Chunk, with_heading_path: bool, plain_cells: bool, pas
     return [whole, *passages(whole, passage_tokens)]
 
 
-def passages(text: str, size: int) -> list[str]:
-    """Windows of ``size`` cl100k tokens over a text longer than that, each starting half a window
-    after the one before, the last ending with the text; none for a shorter text or ``size`` 0.
-
-    Why: one vector for a whole chunk of several hundred tokens blurs what each part says, and a
-    question about one sentence of it ranks it low. Measured on the development set and Chroma with
-    the default embedder, ranking seams' chunks by their best 128-token window (or the whole chunk)
-    instead of the whole chunk alone — the chunks and what search returns unchanged — raised vector
-    hit@5 from 68.3 to 78.0 % and from 76.5 to 79.7 % (docs/search.md). A window boundary inside a character
-    drops that character's bytes from the window (the neighbouring window has it)."""
-    if size <= 0:
-        return []
-    encoding = cl100k()  # tiktoken keeps one instance per encoding
-    tokens = encoding.encode(text, disallowed_special=())
-    if len(tokens) <= size:
-        return []
-    step = max(size // 2, 1)
-    return [encoding.decode_bytes(tokens[start:start + size]).decode("utf-8", "ignore")
-            for start in range(0, len(tokens) - size + step, step)]
-
-
-def passage_count(tokens: int, size: int) -> int:
-    """How many passages :func:`passages` makes of a text of ``tokens`` tokens."""
-    if size <= 0 or tokens <= size:
-        return 0
-    step = max(size // 2, 1)
-    return len(range(0, tokens - size + step, step))
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """The rows the store writes, built from cut files: a chunk row per chunk, a manifest entry per file.
 
 The ingest flow and the evaluation both build their chunks tables here, so an evaluation's
-knowledge base is a real one. The columns are those of :func:`flows.store.chunk_schema` and
-:data:`flows.store.MANIFEST_SCHEMA`.
+knowledge base is a real one. The columns are those of :func:`flows.index.store.chunk_schema` and
+:data:`flows.index.schema.MANIFEST_SCHEMA`.
 """
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ from collections.abc import Mapping
 import numpy as np
 
 from flows.embed import text_hash
-from flows.pipeline import Outcome, embedded_texts, full_text
+from flows.index.schema import INDEX_TEXT
+from flows.ingest.pipeline import Outcome, embedded_texts, full_text
 from flows.settings import Settings
-from flows.store import INDEX_TEXT
 from splitters.chunk import HEADING_SEPARATOR
 
 
 def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.ndarray], dim: int,
                indexed_at: dt.datetime) -> list[dict]:
-    """The chunk rows of one cut file, each with exactly :data:`flows.store.ROW_COLUMNS` in their order
-    and then :data:`flows.store.INDEX_TEXT` (what the full-text index holds, which is not stored);
-    ``vectors`` maps the hash of each text embedded for a chunk (:func:`flows.pipeline.embedded_texts`)
+    """The chunk rows of one cut file, each with exactly :data:`flows.index.schema.ROW_COLUMNS` in their order
+    and then :data:`flows.index.schema.INDEX_TEXT` (what the full-text index holds, which is not stored);
+    ``vectors`` maps the hash of each text embedded for a chunk (:func:`flows.ingest.pipeline.embedded_texts`)
     to its vector."""
     rows = []
     decision = outcome.decision
@@ -55,7 +55,7 @@ def chunk_rows(outcome: Outcome, settings: Settings, vectors: Mapping[str, np.nd
             "indexed_at": indexed_at,
             "vector": vectors[text_hash(to_embed)],
             "passages": [vectors[text_hash(text)] for text in texts],
-            # not a column: what the full-text index holds in place of the text (flows.store.chunk_records)
+            # not a column: what the full-text index holds in place of the text (flows.index.store.chunk_records)
             INDEX_TEXT: full_text(chunk, settings.label_rows),
         })
     return rows

@@ -224,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from pydantic import ValidationError
 
-    from flows.server import ServerError, start_early, stop_early
+    from flows.app.server import ServerError, start_early, stop_early
 
     apply_defaults()
     parser = build_parser()
@@ -287,7 +287,7 @@ def _require_same_embedder(settings: Settings) -> None:
     starts or file is read (the flow checks again, under the knowledge base's lock)."""
     if "://" not in settings.db and not Path(settings.db).expanduser().is_dir():
         return  # a new database: connecting would create it before the run
-    from flows.store import Store
+    from flows.index.store import Store
 
     settings.with_recorded_embedder(Store(settings.db, settings.kb).recorded_embedder())
 
@@ -295,7 +295,7 @@ def _require_same_embedder(settings: Settings) -> None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from flows import console
+    from flows.app import console
 
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
@@ -304,7 +304,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         settings = _settings(args)
     except ValidationError as exc:
         raise UsageError(_validation_message(exc)) from None
-    from flows.server import one_off_api
+    from flows.app.server import one_off_api
 
     _require_runner(settings)
     _require_same_embedder(settings)
@@ -345,7 +345,7 @@ def _ocr_note(paths: list[str], settings) -> None:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from flows import console
+    from flows.app import console
 
     path = Path(args.file)
     if not path.is_file():
@@ -355,8 +355,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from flows import console
-    from flows.search import DEFAULT_MODE, search
+    from flows.app import console
+    from flows.index.search import DEFAULT_MODE, search
 
     settings = _settings(args)
     mode = args.mode or DEFAULT_MODE
@@ -365,7 +365,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(json.dumps({"query": args.query, "mode": mode, "kb": settings.kb, "hits": hits},
                          ensure_ascii=False, indent=2, default=str))
     else:
-        from flows.store import Store
+        from flows.index.store import Store
 
         console.print_hits(hits, None if hits else Store(settings.db, settings.kb).count())
     return EXIT_OK
@@ -374,8 +374,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import os
 
-    from flows.serve import parse_every, serve_folders
-    from flows.server import dashboard_url, local_server
+    from flows.app.serve import parse_every, serve_folders
+    from flows.app.server import dashboard_url, local_server
 
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
@@ -407,7 +407,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_dashboard(args: argparse.Namespace) -> int:
     import os
 
-    from flows.server import api_healthy
+    from flows.app.server import api_healthy
 
     api_url = f"http://127.0.0.1:{args.port}/api"
     if api_healthy(api_url):
@@ -422,8 +422,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    from flows.app.evaluation import run_evaluate
     from flows.evaluate.configs import configurations
-    from flows.evaluate.console import run_evaluate
 
     source, path = ("chroma", args.chroma) if args.chroma else ("folder", args.folder)
     if not Path(path).is_dir():
@@ -434,13 +434,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"no such questions file: {args.questions}")
     configs = [c for c in args.configs.split(",") if c.strip()] if args.configs else None
     from flows.evaluate.results import Options
-    from flows.search import MODES
+    from flows.index.search import MODES
 
     configurations(configs, args.variant)  # unknown names are usage errors, before any work
     modes = list(MODES) if args.modes is None else [m.strip() for m in args.modes.split(",") if m.strip()]
     settings = _settings(args)
     Options(k=args.k, modes=tuple(modes), settings=settings)
-    from flows.server import one_off_api
+    from flows.app.server import one_off_api
 
     _require_runner(settings)
     with one_off_api():

@@ -37,7 +37,7 @@ DEFAULT_PORT = 4200
 
 
 class ServerError(SeamsError, RuntimeError):
-    """Prefect's server did not start or answer (printed by ``flows.cli`` as one line)."""
+    """Prefect's server did not start or answer (printed by ``flows.app.cli`` as one line)."""
 
 
 def api_healthy(api_url: str, timeout: float = 2.0) -> bool:

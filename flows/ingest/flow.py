@@ -5,7 +5,7 @@
 
 Task granularity is a batch of files, not a file or a chunk: Prefect adds milliseconds per task,
 and LanceDB wants few large commits. Each file's outcome still appears in the run's artifact table.
-CPU-bound cutting runs in worker processes with a per-file time limit (:mod:`flows.workers`); a file
+CPU-bound cutting runs in worker processes with a per-file time limit (:mod:`flows.ingest.workers`); a file
 that hangs or kills its worker fails alone. Retries are on the store writes only (I/O); a failed file
 never fails the run — the run's final state message says how many files failed.
 
@@ -17,14 +17,11 @@ bookkeeping (batching, the report and progress, which rows replace which) is in 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
-import re
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from prefect import flow, get_run_logger, task
@@ -34,100 +31,39 @@ from prefect.utilities.annotations import quote
 
 from flows.embed import embed_cached, embedder_for, text_hash
 from flows.errors import EmbedderError, UsageError
-from flows.markdown import table as markdown_table
-from flows.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embedded_texts, passage_count
+from flows.index.store import Store, now
+from flows.index.upgrade import upgrade
+from flows.ingest.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embedded_texts
+from flows.ingest.report import (
+    FAILURES_STATE,
+    FileReport,
+    IngestReport,
+    cut_report,
+    deleted_report,
+    embedder_failed,
+    file_logger,
+    progress_artifact,
+    publish,
+    server_logger,
+    unchanged_report,
+    unlisted_reports,
+)
+from flows.ingest.rows import chunk_rows, manifest_entry
+from flows.ingest.sync import Plan, plan_sync
+from flows.ingest.workers import close_cutters, cut_ahead, cut_batch
 from flows.progress import Listeners
-from flows.rows import chunk_rows, manifest_entry
 from flows.settings import Settings
-from flows.store import Store, now
-from flows.sync import Plan, plan_sync
-from flows.workers import close_cutters, cut_ahead, cut_batch
+from splitters.chunk import passage_count
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class FileReport:
-    doc_id: str
-    root: str
-    action: str  # added | updated | unchanged | deleted | failed | skipped | kept
-    status: str
-    format: str = ""
-    strategy: str = ""
-    rule: str = ""
-    evidence: str = ""
-    chunks: int = 0
-    tokens: int = 0
-    error_kind: str = ""
-    error: str = ""
-    warnings: tuple[str, ...] = ()
-
-
-@dataclass
-class IngestReport:
-    db: str
-    kb: str
-    files: list[FileReport] = field(default_factory=list)
-    embedded: int = 0
-    reused_vectors: int = 0
-    rows_written: int = 0
-    rows_deleted: int = 0
-    seconds: float = 0.0
-    refused: list[str] = field(default_factory=list)  # roots whose deletions were refused
-    embedder: str = ""  # as the knowledge base records it (flows.embed.spec.recorded)
-    embed_retries: dict[str, int] = field(default_factory=dict)  # embedding requests sent again, by reason
-    over_length: int = 0  # texts over the embedder's input length (embedded by its stated rule)
-
-    def count(self, action: str) -> int:
-        return sum(1 for f in self.files if f.action == action)
-
-    def count_batch(self, embedded: int, reused_vectors: int, rows_written: int, rows_deleted: int) -> None:
-        self.embedded += embedded
-        self.reused_vectors += reused_vectors
-        self.rows_written += rows_written
-        self.rows_deleted += rows_deleted
-
-    @property
-    def failed(self) -> int:
-        return sum(1 for f in self.files if f.status == "failed")
-
-    @property
-    def chunks(self) -> int:
-        return sum(f.chunks for f in self.files if f.action in ("added", "updated"))
-
-    def counts(self) -> dict[str, int]:
-        """Files per outcome, each file counted once: a file that failed before and has not changed
-        since is among the failed, not the unchanged (the summary line and ``--json`` both say so)."""
-        stale = self.stale_failures
-        counts = {action: self.count(action) for action in ("added", "updated", "unchanged", "deleted", "failed",
-                                                             "skipped", "kept")}
-        return dict(counts, unchanged=counts["unchanged"] - stale, failed=self.failed)
-
-    @property
-    def stale_failures(self) -> int:
-        """Files that failed at an earlier run and have not changed since (not parsed again)."""
-        return sum(1 for f in self.files if f.action == "unchanged" and f.status == "failed")
-
-    def summary(self) -> str:
-        """The counts (:meth:`counts`), each file counted once."""
-        counts, stale = self.counts(), self.stale_failures
-        since = f" ({stale} unchanged since they failed; --retry-failed tries again)" if stale else ""
-        retried = ""
-        if self.embed_retries:
-            reasons = ", ".join(f"{reason}: {n}" for reason, n in sorted(self.embed_retries.items()))
-            retried = f"; {sum(self.embed_retries.values())} embedding requests retried ({reasons})"
-        if self.over_length:
-            retried += f"; {self.over_length} texts over the embedder's input length (its rule: README, Embedders)"
-        return (f"{counts['added']} added, {counts['updated']} updated, {counts['unchanged']} unchanged, "
-                f"{counts['deleted']} deleted, {counts['failed']} failed{since}, {counts['skipped']} skipped{retried}")
-
-
 #: Called with (FileReport, done, total) as files finish; the CLI sets it to draw its progress.
 ProgressListener = Callable[[FileReport, int, int], None]
+
+
 progress = Listeners()
 
-
-# -- embedding and writing ----------------------------------------------------------------------
 
 def embed_outcomes(outcomes: list[Outcome], settings: Settings, store: Store) -> tuple[dict[str, np.ndarray], int, int]:
     """Vectors for every chunk text to embed (as passages), from the cache where possible. Returns
@@ -210,18 +146,22 @@ def embed_or_error(outcomes: list[Outcome], settings: Settings, store: Store):
 
 
 embed_task = task(embed_or_error, name="embed-chunks", cache_policy=NO_CACHE)
+
+
 write_task = task(write_rows, name="write-batch", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
+
+
 manifest_task = task(write_manifest_rows, name="write-manifest", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
+
+
 forget_task = task(forget_files, name="forget-deleted", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2)
 
-
-# -- the data path ------------------------------------------------------------------------------
 
 def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps()) -> IngestReport:
     """Sync the files under ``paths`` into the knowledge base; only what changed is cut again."""
     started = time.perf_counter()
     store = Store(settings.db, settings.kb)
-    store.upgrade()  # a chunks table of an older layout: columns added in place, or re-created
+    upgrade(store)  # a chunks table of an older layout: columns added in place, or re-created
     settings = kb_settings(store, settings)  # the knowledge base's own embedder; another one is refused
     manifest, fingerprint = store.manifest(), settings.fingerprint()
     plan = plan_sync(paths, manifest, fingerprint, settings.allow_mass_delete, settings.retry_failed)
@@ -229,8 +169,8 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
                           embedder=settings.recorded_embedder())
     tally = _Tally(report, len(plan.to_cut) + len(plan.unchanged), steps.on_batch)
 
-    tally.files_done(_unchanged_report(ref, manifest[ref.path]) for ref in plan.unchanged)
-    report.files += _unlisted_reports(plan, manifest)
+    tally.files_done(unchanged_report(ref, manifest[ref.path]) for ref in plan.unchanged)
+    report.files += unlisted_reports(plan, manifest)
     if touched := _touched_entries(plan.unchanged, manifest):
         steps.manifest(store, touched)
     tally.batch_done()
@@ -240,7 +180,7 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
             embedder = embedder_for(settings)  # a remote one answers once here: its dimension
         except EmbedderError as exc:
             # Nothing to embed with: no file is cut, each fails with the error and keeps its old chunks
-            tally.files_done(_embedder_failed(ref, ref.path in manifest, exc) for ref in plan.to_cut)
+            tally.files_done(embedder_failed(ref, ref.path in manifest, exc) for ref in plan.to_cut)
             tally.batch_done()
         else:
             before = embedder.stats.snapshot()
@@ -251,7 +191,7 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
 
     if plan.deleted:
         report.rows_deleted += steps.forget(store, plan.deleted)
-        report.files += [_deleted_report(manifest[path]) for path in plan.deleted]
+        report.files += [deleted_report(manifest[path]) for path in plan.deleted]
     orphans = store.orphans(store.manifest() if plan.to_cut or plan.deleted else manifest)
     if orphans:
         report.rows_deleted += _forget_orphans(store, orphans, steps.forget)
@@ -278,15 +218,15 @@ def _cut_embed_write(plan: Plan, settings: Settings, store: Store, steps: Steps,
                 except EmbedderError as exc:
                     down = exc
             if down is not None:
-                tally.files_done(_embedder_failed(o.ref, o.ref.path in manifest, down, o.format) for o in group)
+                tally.files_done(embedder_failed(o.ref, o.ref.path in manifest, down, o.format) for o in group)
             else:
-                tally.files_done(_cut_report(outcome, outcome.ref.path in manifest) for outcome in group)
+                tally.files_done(cut_report(outcome, outcome.ref.path in manifest) for outcome in group)
             done.update(outcome.ref.path for outcome in group)
         tally.batch_done()
         if down is not None:
             break  # the files not cut yet are not cut for nothing (a batch started ahead is dropped)
     if down is not None and len(done) < len(plan.to_cut):
-        tally.files_done(_embedder_failed(ref, ref.path in manifest, down) for ref in plan.to_cut
+        tally.files_done(embedder_failed(ref, ref.path in manifest, down) for ref in plan.to_cut
                          if ref.path not in done)
         tally.batch_done()
 
@@ -294,12 +234,6 @@ def _cut_embed_write(plan: Plan, settings: Settings, store: Store, steps: Steps,
 def kb_settings(store: Store, settings: Settings) -> Settings:
     """The settings with the knowledge base's own embedder (:meth:`Settings.with_recorded_embedder`)."""
     return settings.with_recorded_embedder(store.recorded_embedder())
-
-
-def _embedder_failed(ref: FileRef, known: bool, error: EmbedderError, format_: str = "") -> FileReport:
-    return FileReport(ref.doc_id, ref.root, "kept" if known else "failed", "failed", format_, error_kind=error.kind,
-                      error=f"{error}; nothing of it was written" + (", its chunks indexed before are kept"
-                                                                     if known else ""))
 
 
 def _embed_and_write(group: list[Outcome], settings: Settings, store: Store, steps: Steps, manifest: dict[str, dict],
@@ -320,11 +254,9 @@ def _embed_and_write(group: list[Outcome], settings: Settings, store: Store, ste
     report.count_batch(embedded=fresh, reused_vectors=reused, rows_written=written, rows_deleted=deleted)
 
 
-# -- the data path's bookkeeping ------------------------------------------------------------------
-
 def embedding_groups(outcomes: list[Outcome], budget: int, passage_tokens: int) -> Iterator[list[Outcome]]:
     """A batch's files in runs, in order, each to be embedded as at most about ``budget`` vectors (a
-    chunk's whole text and its passages, :func:`flows.pipeline.passage_count`); a file over the budget
+    chunk's whole text and its passages, :func:`flows.ingest.pipeline.passage_count`); a file over the budget
     alone is a run of its own, since a file's rows are replaced in one commit. The main process holds
     one run's vectors at a time — two to three times 2 KB each (512 float32) — however many files a
     batch has; before, a batch's 256 files held all of theirs at once."""
@@ -374,7 +306,7 @@ def batch_size(configured: int, files: int) -> int:
     return max(16, min(256, -(-files // 8)))
 
 
-def _batches(refs: list[FileRef], settings: Settings) -> list[list[FileRef]]:
+def file_batches(refs: list[FileRef], settings: Settings) -> list[list[FileRef]]:
     """The files to cut in batches, in order (see :func:`batch_size`)."""
     size = batch_size(settings.batch_files, len(refs))
     # A small first batch makes the first files searchable (and safe from an interrupt) early.
@@ -388,7 +320,7 @@ def _cut_batches(refs: list[FileRef], settings: Settings, steps: Steps) -> Itera
     is handed on, so its files are parsed while this one is embedded and written."""
     config = CutConfig.from_settings(settings)
     workers = max(settings.workers, 0)  # one pool per worker count, reused across runs
-    batches = _batches(refs, settings)
+    batches = file_batches(refs, settings)
     if steps.cut_all:
         yield from steps.cut_all(batches, config, workers, settings.file_timeout_s)
         return
@@ -437,100 +369,6 @@ def _forget_orphans(store: Store, orphans: list[str], forget: Callable[[Store, l
     return forget(store, orphans)
 
 
-def _cut_report(outcome: Outcome, known: bool) -> FileReport:
-    decision = outcome.decision
-    if outcome.error_kind:
-        keeps = known and outcome.error_kind in KEEP_OLD_CHUNKS
-        action = "skipped" if outcome.status == "skipped" else ("kept" if keeps else "failed")
-    else:
-        action = "updated" if known else "added"
-    return FileReport(
-        doc_id=outcome.ref.doc_id, root=outcome.ref.root, action=action, status=outcome.status,
-        format=outcome.format, strategy=decision.strategy if decision else "",
-        rule=decision.rule if decision else "", evidence=decision.evidence if decision else "",
-        chunks=len(outcome.chunks), tokens=outcome.tokens, error_kind=outcome.error_kind,
-        error=outcome.error, warnings=outcome.warnings,
-    )
-
-
-def _unchanged_report(ref: FileRef, row: dict) -> FileReport:
-    return FileReport(ref.doc_id, ref.root, "unchanged", row["status"], row["format"], row["strategy"],
-                      row["rule"], row["evidence"], row["chunks"], row["tokens"], row["error_kind"], row["error"])
-
-
-def _unlisted_reports(plan: Plan, manifest: dict[str, dict]) -> list[FileReport]:
-    """The files under folders that could not be listed: an indexed file keeps its chunks; a folder
-    that held no indexed file is reported as one skipped entry, so its files are not silently missing."""
-    kept = [FileReport(row["doc_id"], row["root"], "kept", "failed", row["format"], row["strategy"], row["rule"],
-                       row["evidence"], row["chunks"], row["tokens"], "unreadable",
-                       "its folder could not be listed; the chunks indexed before are kept")
-            for row in (manifest[path] for path in plan.unreachable)]
-    skipped = [FileReport(f"{directory}/" if directory else "./", root, "skipped", "failed",
-                          error_kind="unreadable", error="this folder could not be listed (no "
-                          "permission, or its path is too long): the files in it were not indexed")
-               for root, directory in plan.unlisted]
-    return kept + skipped
-
-
-def _deleted_report(row: dict) -> FileReport:
-    return FileReport(row["doc_id"], row["root"], "deleted", "deleted")
-
-
-# -- the flow -----------------------------------------------------------------------------------
-
-def artifact_key(kb: str, what: str, db: str = "") -> str:
-    """``seams-KB-DBTAG-WHAT``: DBTAG, six hex digits of the database's location, keeps two databases
-    that both have a knowledge base ``default`` apart. Keys allow lowercase letters, digits and dashes."""
-    tag = f"-{hashlib.sha1(db.encode()).hexdigest()[:6]}" if db else ""
-    return re.sub(r"[^a-z0-9-]+", "-", f"seams-{kb}{tag}-{what}".lower()).strip("-")
-
-
-def _publish(report: IngestReport) -> None:
-    from prefect.artifacts import create_markdown_artifact, create_table_artifact
-
-    # Failed files first, and their error right after the name: the dashboard cuts wide tables off.
-    ordered = sorted(report.files, key=lambda f: f.status != "failed")
-    rows = [{
-        "file": f.doc_id, "status": f.status, "error": f"{f.error_kind}: {f.error}" if f.error_kind else "",
-        "action": f.action, "format": f.format, "strategy": f.strategy, "rule": f.rule, "chunks": f.chunks,
-        "tokens": f.tokens, "folder": f.root,
-    } for f in ordered]
-    create_table_artifact(rows, key=artifact_key(report.kb, "files", report.db),
-                          description=f"Files of this ingest of knowledge base {report.kb!r} in {report.db}")
-    counts = markdown_table(["action", "files"], [(action, report.count(action)) for action in
-                                         ("added", "updated", "unchanged", "deleted", "failed", "skipped", "kept")])
-    refused = "".join(f"\n\n**Refused** to delete the indexed files of `{root}`: it is empty or missing."
-                      for root in report.refused)
-    create_markdown_artifact(
-        f"# seams ingest — {report.kb}\n\n{counts}\n\n"
-        f"{report.chunks} chunks written ({report.rows_written} rows, {report.rows_deleted} deleted), "
-        f"{report.embedded} texts embedded, {report.reused_vectors} vectors reused, {report.seconds:.1f} s.\n\n"
-        f"Database: `{report.db}`{refused}",
-        key=artifact_key(report.kb, "summary", report.db), description="Counts of the last ingest",
-    )
-
-
-PROGRESS_EVERY_S = 2.0
-
-
-def _progress_artifact(kb: str, db: str) -> Callable[[int, int], None]:
-    from prefect.artifacts import create_progress_artifact, update_progress_artifact
-
-    artifact_id = create_progress_artifact(0.0, key=artifact_key(kb, "progress", db),
-                                           description="Files processed in this ingest")
-
-    last = [0.0]
-
-    def update(done: int, total: int) -> None:
-        # An API call each: at most one every PROGRESS_EVERY_S seconds, and always the last one.
-        if done < total and time.monotonic() - last[0] < PROGRESS_EVERY_S:
-            return
-        last[0] = time.monotonic()
-        update_progress_artifact(artifact_id, 100.0 * done / total if total else 100.0)
-
-    return update
-
-
 def kb_limit_name(kb: str) -> str:
     return f"seams-kb-{kb}"
 
@@ -559,19 +397,19 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     settings = settings or Settings()
     distributed = settings.runner != "local"
     steps = Steps(quoted(cut_task), submit_ahead(4) if distributed else None, quoted(embed_task), quoted(write_task),
-                  quoted(manifest_task), quoted(forget_task), _progress_artifact(settings.kb, settings.db_location()))
+                  quoted(manifest_task), quoted(forget_task), progress_artifact(settings.kb, settings.db_location()))
     if distributed:
         # Dask workers are daemon processes (no child pools): each cuts its batch in-process.
         settings = settings.model_copy(update={"workers": 0})
-    server_log = _server_logger()
+    server_log = server_logger()
     try:
-        with kb_slot(settings.kb), progress.listening(_file_logger(server_log)):
+        with kb_slot(settings.kb), progress.listening(file_logger(server_log)):
             report = run_ingest(paths, settings, steps)
     finally:
         # The parser workers go with the run: a served run's process would otherwise keep them
         # (and itself) alive waiting for them at exit, and idle workers hold memory between runs.
         close_cutters()
-    _publish(report)
+    publish(report)
     logger = get_run_logger()
     for root in report.refused:
         logger.warning("refused to delete every indexed file of %s (it is empty or missing)", root)
@@ -583,39 +421,6 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     # (automations and retries treat it as done); its state *name* says that files failed, which the
     # dashboard's run list shows, and its message says how many.
     return Completed(message=message, data=report, name=FAILURES_STATE if report.failed else "Completed")
-
-
-#: The name of a completed run's state when some of its files failed (CamelCase like Prefect's own
-#: names, e.g. ``AwaitingRetry``; the run's events are named after it: ``prefect.flow-run.CompletedWithFailures``).
-FAILURES_STATE = "CompletedWithFailures"
-
-
-def _server_logger() -> logging.LoggerAdapter:
-    """The run's logger for lines meant for the run's logs on the server and not the terminal (which
-    shows its own progress): its only handler is Prefect's API log handler."""
-    from prefect.logging.handlers import APILogHandler
-    from prefect.logging.loggers import PrefectLogAdapter
-
-    files = logging.getLogger("seams.files")
-    if not any(isinstance(h, APILogHandler) for h in files.handlers):
-        files.addHandler(APILogHandler())
-        files.propagate = False
-    files.setLevel(logging.INFO)
-    return PrefectLogAdapter(files, extra=get_run_logger().extra)
-
-
-def _file_logger(logger: logging.LoggerAdapter) -> Callable[[FileReport, int, int], None]:
-    """A line per file in the run's logs on the server: INFO for each file indexed, WARNING for each
-    that failed."""
-
-    def log_file(report: FileReport, done: int, total: int) -> None:
-        if report.status == "failed":
-            logger.warning("%s: %s — %s: %s", report.doc_id, report.action, report.error_kind, report.error)
-        elif report.action != "unchanged":
-            logger.info("%s: %s · %s · %s (%s) · %d chunks, %d tokens", report.doc_id, report.action, report.format,
-                        report.strategy, report.rule, report.chunks, report.tokens)
-
-    return log_file
 
 
 def flow_for(settings: Settings):
@@ -632,64 +437,3 @@ def flow_for(settings: Settings):
     else:
         runner = DaskTaskRunner(address=settings.runner.removeprefix("dask:"))
     return ingest_flow.with_options(task_runner=runner)
-
-
-def ingest_once(paths: Sequence[str], settings: Settings) -> IngestReport:
-    """One run of the ingest flow in this process, with the runner the settings ask for."""
-    import lancedb  # noqa: F401 - seconds of import, done while a temporary server may still be booting
-
-    from flows.server import one_off_run, wait_for_api
-
-    early = EarlyCut(paths, settings)
-    try:
-        wait_for_api()
-    finally:
-        early.stop()
-    with one_off_run():
-        return flow_for(settings)(list(paths), settings)
-
-
-class EarlyCut:
-    """Start a run's work while the command waits for Prefect's temporary server (a few seconds in
-    which nothing else runs): a thread plans the run as the flow will, starts its first batch in the
-    parser pool (:func:`flows.workers.cut_ahead`), which the flow's first cut of the same files
-    collects, and loads the embedder (seconds for the default model). The flow plans again under
-    its knowledge base's lock, so a plan that differs by then (a file changed, another run wrote)
-    only costs the early work. :meth:`stop`, before the flow starts, keeps a plan that finished too
-    late from starting anything, and waits for an embedder being loaded (the flow needs it next)."""
-
-    def __init__(self, paths: Sequence[str], settings: Settings) -> None:
-        self._lock = threading.Lock()
-        self._late = False
-        self._thread: threading.Thread | None = None
-        self._loading = False
-        if settings.runner == "local" and settings.workers > 0:
-            self._thread = threading.Thread(target=self._start, args=(list(paths), settings), name="seams-early-cut",
-                                            daemon=True)
-            self._thread.start()
-
-    def _start(self, paths: list[str], settings: Settings) -> None:
-        try:
-            store = Store(settings.db, settings.kb)
-            settings = kb_settings(store, settings)
-            plan = plan_sync(paths, store.manifest(), settings.fingerprint(), settings.allow_mass_delete,
-                             settings.retry_failed)
-        except Exception:  # the flow meets the same problem and reports it
-            return
-        if not plan.to_cut:
-            return
-        with self._lock:
-            if self._late:
-                return
-            cut_ahead(_batches(plan.to_cut, settings)[0], CutConfig.from_settings(settings), settings.workers,
-                      settings.file_timeout_s)
-            self._loading = True
-        with contextlib.suppress(Exception):  # the flow loads it again and reports what fails
-            embedder_for(settings).passages(["seams"])
-
-    def stop(self) -> None:
-        with self._lock:
-            self._late = True
-            loading = self._loading
-        if loading and self._thread is not None:
-            self._thread.join()

@@ -21,7 +21,7 @@ Docling is not a peer here: ``docling.document_converter`` imports torch when it
 speech pipeline), even in ``docling-slim``, and its PDF pipeline loads layout models from the
 Hugging Face hub; neither is allowed offline without torch (:data:`NOT_RUNNABLE`).
 
-A peer runs in a child process (``python -m flows.peers``) so that its parse + chunk time
+A peer runs in a child process (``python -m flows.evaluate.peers``) so that its parse + chunk time
 and its peak resident memory are its own: the child reports its ``VmHWM`` (the high-water mark of
 its resident set since its ``exec``; the parent's own ``os.wait4`` figure would also count the
 parent's memory, which a spawned child shares until it execs). ``seams`` runs the same way (its parser and its default cut) to give the ratios.
@@ -127,7 +127,7 @@ def run_peer(name: str, files: Sequence[tuple[str, str]], timeout: float = 3600)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]),
                                                                          os.environ.get("PYTHONPATH")]))}
         started = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-m", "flows.peers", name, str(request), str(result)],
+        child = subprocess.Popen([sys.executable, "-m", "flows.evaluate.peers", name, str(request), str(result)],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         stderr = _drain(child, timeout)
         child.wait()
@@ -228,7 +228,7 @@ def _chonkie(path: Path) -> list[str]:
 
 
 def _seams(path: Path) -> list[str]:
-    from flows.pipeline import CutConfig, cut_document
+    from flows.ingest.pipeline import CutConfig, cut_document
     from parsers import parse
     from splitters import Budget
 
@@ -244,7 +244,7 @@ _WARM = {
     "llamaindex": ("llama_index.core", "llama_index.core.node_parser", "llama_index.readers.file"),
     "unstructured": ("unstructured.partition.auto", "unstructured.chunking.title"),
     "chonkie": ("chonkie", "langchain_community.document_loaders"),
-    SEAMS: ("parsers", "flows.pipeline"),
+    SEAMS: ("parsers", "flows.ingest.pipeline"),
 }
 
 

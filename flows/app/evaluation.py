@@ -28,8 +28,8 @@ def run_evaluate(source: str, path: str, questions: str | None, configs: list[st
                  variants: list[str] | None, k: int, modes: list[str], settings: Settings,
                  out: str | None, limit: int | None):
     """Run the evaluation flow with progress on stderr; print the summary; return the Evaluation."""
+    from flows.app.server import one_off_run, wait_for_api
     from flows.evaluate.runner import evaluate_flow, progress
-    from flows.server import one_off_run, wait_for_api
 
     err = _console(stderr=True)
     started = time.perf_counter()

@@ -1,7 +1,7 @@
 """Using a seams knowledge base from LangChain and LlamaIndex: seams' embedders behind their
 embedding interfaces, and an export for the one store that cannot read the table as it is.
 
-A chunks table (``KB__chunks``, see :func:`flows.store.chunk_schema`) has the ``id``, ``text``,
+A chunks table (``KB__chunks``, see :func:`flows.index.store.chunk_schema`) has the ``id``, ``text``,
 ``vector`` and ``metadata`` columns LangChain's and LlamaIndex's LanceDB stores read, so
 langchain-community's ``LanceDB`` and llama-index's ``LanceDBVectorStore`` open it as it is. What they
 need from seams is the query embedded by the knowledge base's own embedder:
@@ -25,7 +25,8 @@ import pyarrow as pa
 
 from flows.embed import EmbedConfig, Embedder, get_embedder, split_recorded
 from flows.errors import UsageError
-from flows.store import CHUNKS, Store
+from flows.index.schema import CHUNKS
+from flows.index.store import Store
 
 DEFAULT_EMBEDDER = "use-multilingual"
 

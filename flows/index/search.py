@@ -15,11 +15,11 @@ with ``e5-small`` on a 13-file subset of the development set (vector hit@5 89.5 
 weights up to 0.25 lost no question where the default's lost some from 0.1, but full text alone
 already found all 76 answers there, so the weight is not re-chosen (README, "Embedders").
 
-Full text has two indexes (see :mod:`flows.store`) and a query goes to the one that suits its
+Full text has two indexes (see :mod:`flows.index.store`) and a query goes to the one that suits its
 script: a query written only in Latin letters uses the stemmed word index (on the chunk's embedded
 text), anything else — Korean, Chinese, Japanese, mixed — the character n-gram index on the text.
 Both index the document's title (the words of its file name) on a line before the chunk's text
-(:func:`flows.store.search_text`), so a question that names its document ranks that document's
+(:func:`flows.index.store.search_text`), so a question that names its document ranks that document's
 chunks first among those holding its other words. An English query also ranks chunks by their best
 passage, fused with the whole-chunk ranking (:func:`fts_ranking`).
 On the Chroma English benchmark the word index finds more of the evidence in the top 5 (recall
@@ -34,7 +34,7 @@ no such dates.
 
 The query is embedded, as a question, by the embedder the knowledge base was built with (its rows
 record its specification and endpoint: :mod:`flows.embed.spec`); ``--embedder`` naming another one
-is refused (exit 2). Vector search is exact below :data:`flows.store.VECTOR_INDEX_MIN_ROWS` rows; above, it uses the
+is refused (exit 2). Vector search is exact below :data:`flows.index.upkeep.VECTOR_INDEX_MIN_ROWS` rows; above, it uses the
 IVF_PQ index and re-ranks its candidates by exact distance.
 
 Results are plain dicts with a stable set of keys (:data:`HIT_KEYS`; the ``--json`` output).
@@ -49,18 +49,11 @@ from pathlib import Path
 
 from flows.embed import embedder_for
 from flows.errors import UsageError
+from flows.index.schema import DERIVED_COLUMNS, PASSAGE_FTS_COLUMN, chunk_schema, in_list
+from flows.index.store import Store
+from flows.index.upgrade import add_derived_columns
+from flows.index.upkeep import VECTOR_INDEX, VECTOR_SEARCH_COLUMN, ensure_indexes, text_indexes
 from flows.settings import Settings
-from flows.store import (
-    DERIVED_COLUMNS,
-    PASSAGE_FTS_COLUMN,
-    VECTOR_INDEX,
-    VECTOR_SEARCH_COLUMN,
-    Store,
-    chunk_schema,
-    ensure_indexes,
-    in_list,
-    text_indexes,
-)
 
 MODES = ("vector", "fts", "hybrid")
 DEFAULT_MODE = "hybrid"
@@ -75,7 +68,7 @@ _REFINE = 10  # with an IVF_PQ index, re-rank this many times k candidates by ex
 #: one schema is in every hit.
 NOT_IN_HITS = frozenset({"root", "content_hash", "ordinal", "embed_text", "fts_text", "fts_words", "embedder", "dim",
                          "config", "indexed_at", "vector", "passages", *DERIVED_COLUMNS})
-#: The chunk columns a hit carries, in the schema's order (:func:`flows.store.chunk_schema`).
+#: The chunk columns a hit carries, in the schema's order (:func:`flows.index.store.chunk_schema`).
 _ROW_KEYS = tuple(name for name in chunk_schema(1).names if name not in NOT_IN_HITS)
 #: Every hit has exactly these keys, in this order (``--json`` consumers rely on them).
 HIT_KEYS = (*_ROW_KEYS, "score", "where")
@@ -169,7 +162,7 @@ def fts_ranking(table, query: str, limit: int, passages=None, columns: Sequence[
     """The ``limit`` best chunks for ``query`` by BM25 (rows with ``columns``, all if None).
 
     A query for the word index (English, :func:`fts_column`) is ranked twice when the knowledge base
-    has a passages table (``passages``, :meth:`flows.store.Store.sync_passages`): by each chunk's
+    has a passages table (``passages``, :meth:`flows.index.passages.PassageIndex.sync`): by each chunk's
     whole text and by its best passage of 128 tokens; the two rankings are fused with equal weights
     (reciprocal rank). Why: BM25 over a whole chunk weighs the question's words against the chunk's
     length, so a long chunk holding the one sentence that answers ranks below short chunks that merely
@@ -248,16 +241,16 @@ def search(settings: Settings, query: str, k: int = 5, mode: str = DEFAULT_MODE)
         return []
     if mode != "vector" and any(column not in table.schema.names for column in text_indexes()):
         # written by a seams before the full-text columns: add them now rather than at the next ingest
-        store.add_derived_columns()
+        add_derived_columns(store)
         table = store.chunks_table()
     depth = max(k, _CANDIDATES)
     if mode == "vector":
         ranked = vector_ranking(table, settings, query, k)
     elif mode == "fts":
-        ranked = fts_ranking(table, query, depth, store.passages_table(), _ROW_KEYS)[:k]
+        ranked = fts_ranking(table, query, depth, store.passages.table(), _ROW_KEYS)[:k]
     else:
         ranked = fuse(vector_ranking(table, settings, query, depth),
-                      fts_ranking(table, query, depth, store.passages_table(), _ROW_KEYS), k)
+                      fts_ranking(table, query, depth, store.passages.table(), _ROW_KEYS), k)
     return [_hit(row) for row in ranked[:k]]
 
 

@@ -32,8 +32,8 @@ def ingest_with_progress(paths: list[str], settings: Settings, as_json: bool = F
     """Run the ingest flow with a progress bar (or one line per file when not on a terminal)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from flows.ingest import ingest_once
-    from flows.ingest import progress as ingest_progress
+    from flows.app.once import ingest_once
+    from flows.ingest.flow import progress as ingest_progress
 
     err = _console(stderr=True)
     out = _console()
@@ -115,10 +115,10 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     footers and page numbers set aside, with their pages), decision, chunks (each chunk's fields but
     its merge group; ``index_text`` is its table rows with their columns' labels). With ``chunk``,
     ``chunks`` holds that chunk alone and ``chunk`` its ordinal. With ``embedded``, each chunk is
-    shown as the embedder reads it (:func:`flows.pipeline.embed_text`).
+    shown as the embedder reads it (:func:`flows.ingest.pipeline.embed_text`).
     Returns 0, 1 when the file cannot be read, 2 for a chunk ordinal out of range.
     """
-    from flows.pipeline import CutConfig, check_text_size, cut_document
+    from flows.ingest.pipeline import CutConfig, check_text_size, cut_document
     from parsers import ParseError, parse
 
     out = _console()
@@ -224,7 +224,7 @@ def _inspect_sizes(chunks: list, settings: Settings) -> str:
 def _inspect_chunk(out: Console, ordinal: int, chunk, full: bool, embedded: Settings | None = None) -> None:
     """One chunk: its title line, then its text — or, given the settings as ``embedded``, the text
     embedded for it."""
-    from flows.pipeline import embed_text
+    from flows.ingest.pipeline import embed_text
 
     path_text = HEADING_SEPARATOR.join(chunk.heading_path)
     title = f"#{ordinal} · {chunk.tokens} tokens · {locator_text(chunk)}" + (f" · {path_text}" if path_text else "")

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from flows.pipeline import CutConfig, FileRef, Outcome, cut_file
+from flows.ingest.pipeline import CutConfig, FileRef, Outcome, cut_file
 
 
 def _mp_context():

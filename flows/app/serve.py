@@ -49,7 +49,7 @@ def ensure_kb_limit(kb: str) -> None:
     from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
     from prefect.exceptions import ObjectNotFound
 
-    from flows.ingest import kb_limit_name
+    from flows.ingest.flow import kb_limit_name
 
     with get_client(sync_client=True) as client:
         try:
@@ -61,7 +61,7 @@ def ensure_kb_limit(kb: str) -> None:
 def run_parameters(paths: list[str], settings: Settings) -> tuple[dict, dict]:
     """The parameters of the scheduled runs and of the run started at once. They differ in
     ``retry_failed`` alone, which only the first run keeps: in every scheduled run, a file that failed
-    for what it is (over the time limit, say) would cost that run its time again (flows/sync.py)."""
+    for what it is (over the time limit, say) would cost that run its time again (flows/ingest/sync.py)."""
     folders = [str(Path(p).resolve()) for p in paths]
     scheduled = settings.model_copy(update={"retry_failed": False})
     return ({"paths": folders, "settings": scheduled.model_dump(mode="json")},
@@ -75,7 +75,7 @@ def deployment(paths: list[str], settings: Settings, every: dt.timedelta | None,
     from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
     from prefect.deployments.runner import EntrypointType
 
-    from flows.ingest import flow_for
+    from flows.ingest.flow import flow_for
 
     parameters, _ = run_parameters(paths, settings)
     return flow_for(settings), {
