@@ -94,7 +94,7 @@ def test_the_index_holds_the_labelled_rows_and_the_hit_shows_the_document(prefec
     ingest_flow([str(tmp_path / "docs")], settings(db))  # the default: labels in the text embedded
     rows = Store(str(db), "default").rows(["source", "text", "embed_text", "fts_text"])
     (staff,) = [row for row in rows if row["source"].endswith("staff.md")]
-    assert "합 계 | 8,491" in staff["text"] and "합계 | 8,491" in staff["fts_text"]  # spaced labels as words
+    assert "합 계 | 8,491" in staff["text"] and "합 계 | 8,491" in staff["fts_text"]  # full text: the text
     assert "구분 합계 · 정원 8,491" in staff["embed_text"]
     rows = [row for row in rows if row["source"].endswith("air.csv")]
     assert rows
