@@ -129,3 +129,14 @@ def test_spaced_out_labels_are_indexed_as_words_but_sentences_are_not():
     (chunk,) = split_document(doc, "whole", cl100k_counter(), Budget())
     assert chunk.text.endswith("구 분 | 정 원 | 현 원\n합 계 | 8,491 | 8,667")  # shown as the document has it
     assert chunk.index_text.endswith("구분 | 정원 | 현원\n구분 합계 · 정원 8,491 · 현원 8,667")
+
+
+def test_inspect_shows_what_is_embedded(tmp_path, capsys):
+    from flows.cli import main
+
+    path = air_csv(tmp_path / "air.csv", days=2)
+    assert main(["inspect", str(path), "--chunk", "0"]) == 0
+    shown = capsys.readouterr().out
+    assert "20150101 | 강남구 |" in shown and "측정소명 강남구" not in shown
+    assert main(["inspect", str(path), "--chunk", "0", "--embedded"]) == 0
+    assert "측정일시 20150101 · 측정소명 강남구 ·" in capsys.readouterr().out
