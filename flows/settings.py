@@ -82,7 +82,7 @@ class Settings(BaseSettings):
     embed_heading_path: bool = Field(default=False, description="prefix the heading path to the text to embed")
     embed_plain_cells: bool = Field(default=True, description="embed table cells separated by spaces, not ' | '")
     label_rows: Literal["all", "embed", "off"] = Field(
-        default="embed", description="write each table row with the header of each value beside it in what is indexed: "
+        default="off", description="write each table row with the header of each value beside it in what is indexed: "
         "all (the text embedded and full text), embed (the text embedded only) or off; the text shown stays as the "
         "document has it")
     passage_tokens: int = Field(default=PASSAGE_TOKENS, ge=0, description="also embed each chunk's windows of this many tokens "
@@ -221,9 +221,10 @@ class Settings(BaseSettings):
             "embedder": self.embedder_spec,  # the identity: an endpoint that moved re-indexes nothing
             "embed_heading_path": self.embed_heading_path,
             "embed_plain_cells": self.embed_plain_cells,
-            "label_rows": self.label_rows,
             "passage_tokens": self.passage_tokens,
         }
+        if self.label_rows != "off":  # only when asked for: the indexes built before keep their fingerprint
+            shaping["label_rows"] = self.label_rows
         ocr = _ocr_shaping(self.ocr_options())
         if ocr != _ocr_shaping(_DEFAULT_OCR):  # only when changed: the indexes built before keep their fingerprint
             shaping["ocr"] = ocr

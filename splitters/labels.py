@@ -6,8 +6,9 @@ A table row as the document shows it — ``20150222 | 서대문구 | 0.024 | 0.0
 hundreds of rows (and several chunks) away. An embedder reading the row cannot tell that 276 is the
 fine-dust reading; a question naming the column ("서대문구의 미세먼지 농도") then matches every chunk
 of the sheet about as well. The labelled line — ``측정일시 20150222 · 측정소명 서대문구 · …
-미세먼지(㎍/㎥) 276 · 초미세먼지(㎍/㎥) 47`` — names each value's column beside it, in the text
-embedded and in the full-text index.
+미세먼지(㎍/㎥) 276 · 초미세먼지(㎍/㎥) 47`` — names each value's column beside it. The flows
+embed it, and put it in the full-text index only when asked (``SEAMS_LABEL_ROWS``: there it lost
+table-row questions on the held-out sets; :func:`flows.ingest.pipeline.full_text`).
 
 A cell or line that spaces a short word out to fill its width (``구 분``, ``합 계``, ``사 업 명``) is
 indexed as the word (:func:`join_spaced`): a question writes ``합계``, and the n-gram index and an

@@ -147,7 +147,7 @@ def test_configurations_by_name_and_variants():
     assert small.kb("use-multilingual") == "eval_seams-max-400-heading-on_use-multilingual"
     assert small.kb("use-multilingual", "files") == "eval_files_seams-max-400-heading-on_use-multilingual", \
         "two data sets evaluated into one database keep their tables apart"
-    assert configuration("seams").label_rows == "embed"
+    assert configuration("seams").label_rows == "off"
     assert [variant(f"rows={rows}").label_rows for rows in ("labelled", "embedded", "plain")] == ["all", "embed", "off"]
     with pytest.raises(ValueError, match="rows=labelled"):
         variant("rows=some")

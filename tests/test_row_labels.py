@@ -91,10 +91,10 @@ def test_the_index_holds_the_labelled_rows_and_the_hit_shows_the_document(prefec
     air_csv(tmp_path / "docs" / "air.csv", days=3)
     write(tmp_path / "docs" / "staff.md", "# 인원 현황\n\n| 구 분 | 정 원 | 현 원 |\n|---|---|---|\n| 합 계 | 8,491 | 8,667 |\n")
     db = tmp_path / "db"
-    ingest_flow([str(tmp_path / "docs")], settings(db))  # the default: labels in the text embedded
+    ingest_flow([str(tmp_path / "docs")], settings(db, label_rows="embed"))  # labels in the text embedded
     rows = Store(str(db), "default").rows(["source", "text", "embed_text", "fts_text"])
     (staff,) = [row for row in rows if row["source"].endswith("staff.md")]
-    assert "합 계 | 8,491" in staff["text"] and "합계 | 8,491" in staff["fts_text"]  # spaced labels as words
+    assert "합 계 | 8,491" in staff["text"] and "합 계 | 8,491" in staff["fts_text"]  # full text: the text
     assert "구분 합계 · 정원 8,491" in staff["embed_text"]
     rows = [row for row in rows if row["source"].endswith("air.csv")]
     assert rows
@@ -129,3 +129,16 @@ def test_spaced_out_labels_are_indexed_as_words_but_sentences_are_not():
     (chunk,) = split_document(doc, "whole", cl100k_counter(), Budget())
     assert chunk.text.endswith("구 분 | 정 원 | 현 원\n합 계 | 8,491 | 8,667")  # shown as the document has it
     assert chunk.index_text.endswith("구분 | 정원 | 현원\n구분 합계 · 정원 8,491 · 현원 8,667")
+
+
+def test_inspect_shows_what_is_embedded(tmp_path, capsys, monkeypatch):
+    from flows.app.cli import main
+
+    monkeypatch.setenv("SEAMS_LABEL_ROWS", "embed")
+
+    path = air_csv(tmp_path / "air.csv", days=2)
+    assert main(["inspect", str(path), "--chunk", "0"]) == 0
+    shown = capsys.readouterr().out
+    assert "20150101 | 강남구 |" in shown and "측정소명 강남구" not in shown
+    assert main(["inspect", str(path), "--chunk", "0", "--embedded"]) == 0
+    assert "측정일시 20150101 · 측정소명 강남구 ·" in capsys.readouterr().out

@@ -45,7 +45,7 @@ class Configuration:
     budget: Budget = field(default_factory=Budget)
     heading_path: bool = False  # embed "heading path + text" instead of the text
     plain_cells: bool = True  # embed table cells separated by spaces instead of " | " (as ingest does)
-    label_rows: str = "embed"  # table rows with their columns' labels in what is indexed: all, embed or off (Settings)
+    label_rows: str = "off"  # table rows with their columns' labels in what is indexed: all, embed or off (Settings)
     only: str | None = None  # the budget is for files the classifier cuts with this strategy; the rest: default
     peer: str | None = None  # another tool parses and chunks the files (flows.evaluate.peers)
 
