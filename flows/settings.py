@@ -170,8 +170,8 @@ class Settings(BaseSettings):
         if self.embedder and self.embedder != str(spec):
             raise UsageError(
                 f"knowledge base {self.kb!r} was built with the embedder {spec}, not {self.embedder}: vectors of "
-                f"two embedders cannot be compared. Leave out --embedder (and SEAMS_EMBEDDER) to use its own, or "
-                f"ingest into a new --kb to use {self.embedder} (its documents are embedded again)")
+                f"two embedders cannot be compared. Unset SEAMS_EMBEDDER (and leave out --embedder) to use its own, "
+                f"or ingest into a new --kb to use {self.embedder} (its documents are embedded again)")
         return self.model_copy(update={"embedder": str(spec), "embed_url": self.embed_url or url})
 
     def recorded_embedder(self) -> str:

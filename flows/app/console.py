@@ -177,8 +177,8 @@ def _inspect_ocr(doc) -> str:
     read = [p for p in doc.properties.pages if p.ocr is not None]
     if not read:
         return ""
-    pages = ", ".join(f"{p.number} ({p.ocr:.0f})" for p in read[:20]) + (" …" if len(read) > 20 else "")
-    return f"OCR: {len(read)} of {len(doc.properties.pages)} pages read by OCR (mean word confidence): {pages}"
+    pages = ", ".join(f"page {p.number} (confidence {p.ocr:.0f})" for p in read[:20]) + (" …" if len(read) > 20 else "")
+    return f"OCR: {len(read)} of {len(doc.properties.pages)} pages read by OCR — {pages}"
 
 
 def _inspect_ordinals(total: int, chunk: int | None) -> list[int] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -33,7 +34,7 @@ def run_evaluate(source: str, path: str, questions: str | None, configs: list[st
 
     err = _console(stderr=True)
     started = time.perf_counter()
-    out = out or default_out(path, settings.embedder)
+    out = out or default_out(path, re.sub(r"[^\w.-]+", "_", settings.embedder_spec))
 
     def on_progress(message: str) -> None:
         err.print(f"[dim]{time.perf_counter() - started:6.0f}s[/] {message}", markup=True)
