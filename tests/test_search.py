@@ -334,7 +334,7 @@ def test_passages_follow_the_files_they_come_from(prefect_harness, tmp_path):
     ingest_flow([str(root)], settings(db))  # the first sync writes the table in one scan
 
     def held() -> dict[str, str]:
-        rows = Store(db).passages_table().to_arrow().to_pylist()
+        rows = Store(db).passages.table().to_arrow().to_pylist()
         return {r["source"].rsplit("/", 1)[-1]: r["fts_words"] for r in rows}
 
     assert set(held()) == {"a.md", "b.md", "c.md", "d.md", "e.md"} and "zeppelins" in held()["a.md"]
@@ -342,13 +342,13 @@ def test_passages_follow_the_files_they_come_from(prefect_harness, tmp_path):
     (root / "b.md").unlink()
     ingest_flow([str(root)], settings(db))
     assert set(held()) == {"a.md", "c.md", "d.md", "e.md"} and "airships" in held()["a.md"]
-    assert "zeppelins" not in held()["a.md"] and Store(db).passages_table().count_rows() == 4
+    assert "zeppelins" not in held()["a.md"] and Store(db).passages.table().count_rows() == 4
     assert docs(search(settings(db), "zeppelins", k=5, mode="fts")) == []
     # a run that died between writing the passages and indexing them: LanceDB searches them unindexed
-    Store(db).passages_table().drop_index("fts_words_idx")
+    Store(db).passages.table().drop_index("fts_words_idx")
     assert docs(search(settings(db), "airships", k=5, mode="fts")) == ["a.md"]
     assert "passages of" not in " ".join(Store(db).maintain(changed_files=0))
-    assert "fts_words_idx" in {i.name for i in Store(db).passages_table().list_indices()}, "the next upkeep indexes them"
+    assert "fts_words_idx" in {i.name for i in Store(db).passages.table().list_indices()}, "the next upkeep indexes them"
 
 
 def test_a_hit_that_opens_with_its_own_heading_does_not_print_it_twice():

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pyarrow as pa
 
-from flows.index.schema import WRITE_BATCH_ROWS, in_list, sql_string, vector_values
+from flows.index.schema import WRITE_BATCH_ROWS, in_list, open_table, sql_string, table_names, vector_values
 from flows.settings import CACHE
 
 log = logging.getLogger(__name__)
@@ -56,14 +56,10 @@ class EmbeddingCache:
         self.uri = uri
 
     def _open(self, name: str):
-        try:
-            return self.db.open_table(name)
-        except ValueError:  # LanceDB: "Table 'x' was not found"
-            return None
+        return open_table(self.db, name)
 
     def _table_names(self) -> list[str]:
-        listed = self.db.list_tables()
-        return list(getattr(listed, "tables", listed))
+        return table_names(self.db)
 
     def tables(self) -> list:
         return [self._open(name) for name in self._table_names() if name.startswith(f"{CACHE}__{CACHE_VERSION}__")]

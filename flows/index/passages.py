@@ -20,6 +20,7 @@ from flows.index.schema import (
     PASSAGES,
     WRITE_BATCH_ROWS,
     in_list,
+    open_table,
     passage_records,
 )
 from flows.index.upkeep import text_indexes
@@ -33,10 +34,7 @@ class PassageIndex:
         self.name = f"{kb}__{PASSAGES}"
 
     def _open(self):
-        try:
-            return self.db.open_table(self.name)
-        except ValueError:  # LanceDB: "Table 'x' was not found"
-            return None
+        return open_table(self.db, self.name)
 
     def table(self):
         """The table of the chunks' passages English full text ranks by (None until the first

@@ -253,6 +253,21 @@ def sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def open_table(db, name: str):
+    """The table, or None if it does not exist. A table whose creation was cut short (a folder
+    without a committed version) counts as missing; creating it again with ``exist_ok`` heals it."""
+    try:
+        return db.open_table(name)
+    except ValueError:  # LanceDB: "Table 'x' was not found"
+        return None
+
+
+def table_names(db) -> list[str]:
+    """The names of every table in a database (LanceDB 0.40 returns them paged, in ``tables``)."""
+    listed = db.list_tables()
+    return list(getattr(listed, "tables", listed))
+
+
 def in_list(column: str, values: Iterable[str]) -> str:
     return f"{column} IN ({', '.join(sql_string(v) for v in values)})"
 

@@ -71,6 +71,8 @@ from flows.index.schema import (
     chunk_schema,
     chunk_table,
     in_list,
+    open_table,
+    table_names,
 )
 from flows.index.upkeep import (
     KEEP_VERSIONS,
@@ -116,12 +118,8 @@ class Store:
         return f"{self.kb}__{table}"
 
     def open_table(self, name: str):
-        """The table, or None if it does not exist. A table whose creation was cut short (a folder
-        without a committed version) counts as missing; creating it again with ``exist_ok`` heals it."""
-        try:
-            return self.db.open_table(name)
-        except ValueError:  # LanceDB: "Table 'x' was not found"
-            return None
+        """The table, or None if it does not exist (:func:`flows.index.schema.open_table`)."""
+        return open_table(self.db, name)
 
     def chunks_table(self, dim: int | None = None):
         table = self.open_table(self.table_name(CHUNKS))
@@ -148,9 +146,7 @@ class Store:
         return table
 
     def _table_names(self) -> list[str]:
-        """The names of every table in this database (LanceDB 0.40 returns them paged, in ``tables``)."""
-        listed = self.db.list_tables()
-        return list(getattr(listed, "tables", listed))
+        return table_names(self.db)
 
     def _chunk_tables(self) -> list:
         """Every knowledge base's chunks table in this database."""
