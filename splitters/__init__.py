@@ -62,12 +62,16 @@ def get_strategy(name: str) -> Strategy:
     raise ValueError(f"unknown strategy {name!r}; known: {known}, or {BASELINE_HELP}")
 
 
-def split_document(doc: Document, strategy: str, count: TokenCounter, budget: Budget) -> list[Chunk]:
-    """Cut a document with a named strategy, then fit the chunks to the budget when it applies."""
+def split_document(doc: Document, strategy: str, count: TokenCounter, budget: Budget,
+                   labels: bool = True) -> list[Chunk]:
+    """Cut a document with a named strategy, then fit the chunks to the budget when it applies;
+    ``labels``: also write each chunk's table rows with their columns' labels (:attr:`Chunk.index_text`,
+    :func:`splitters.labels.label_rows`), which only a caller that indexes them needs."""
     chosen = get_strategy(strategy)
     chunks = chosen.split(doc, count, budget)
     if chosen.document_aware:
-        return label_rows(doc, fit_to_budget(doc, chunks, count, budget))
+        fitted = fit_to_budget(doc, chunks, count, budget)
+        return label_rows(doc, fitted) if labels else fitted
     starts = block_starts(doc)
     rows: RowSpans = {}
     return [locate(doc, chunk, starts, rows) for chunk in chunks]

@@ -89,12 +89,13 @@ def embed_texts(texts: dict[str, str], embedder: Embedder, store: Store, batch: 
 def cut_configuration(dataset: Dataset, config: Configuration) -> tuple[dict[str, tuple[Decision, list[Chunk]]], float]:
     """Every document of the collection cut with the configuration. Returns (doc_id -> cut, seconds)."""
     started = time.perf_counter()
-    cut_config = CutConfig(config.budget, config.strategy)
+    labels = config.label_rows != "off"
+    cut_config = CutConfig(config.budget, config.strategy, label_rows=labels)
     if config.only is None:
         cuts = {doc_id: cut_document(doc, cut_config, doc_id) for doc_id, doc in dataset.documents.items()}
         return cuts, time.perf_counter() - started
     # only=STRATEGY: the default cut, except for the files the classifier gives STRATEGY
-    default = CutConfig(Budget())
+    default = CutConfig(Budget(), label_rows=labels)
     cuts = {}
     for doc_id, doc in dataset.documents.items():
         cuts[doc_id] = cut_document(doc, default, doc_id)

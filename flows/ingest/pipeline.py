@@ -59,13 +59,17 @@ class CutConfig:
     rule_strategies: dict[str, str] = field(default_factory=dict)
     max_text_chars: int = MAX_TEXT_CHARS
     ocr: OcrOptions = field(default_factory=OcrOptions)
+    #: Write the chunks' table rows with their columns' labels (Settings.label_rows not "off"): a
+    #: third of a tall sheet's cutting time, so skipped when nothing indexes them.
+    label_rows: bool = True
 
     @classmethod
     def from_settings(cls, settings) -> CutConfig:
         # OCR may take most of the file's time limit; the rest is for parsing, cutting and the pool.
         ocr = settings.ocr_options(OCR_TIME_SHARE * settings.file_timeout_s)
         return cls(settings.budget, settings.strategy, dict(settings.overrides), settings.max_file_mb * 1024 * 1024,
-                   tuple(settings.disabled_rules), dict(settings.rule_strategies), settings.max_text_chars, ocr)
+                   tuple(settings.disabled_rules), dict(settings.rule_strategies), settings.max_text_chars, ocr,
+                   settings.label_rows != "off")
 
     def rules(self) -> tuple:
         if not self.disabled_rules and not self.rule_strategies:
@@ -118,7 +122,8 @@ def cut_document(doc: Document, config: CutConfig, name: str) -> tuple[Decision,
     floor = cl100k_floor(doc.text)
     tokens = count(doc.text) if floor <= config.budget.max_tokens else None
     decision = decide(doc, floor if tokens is None else tokens, config, name)
-    return decision, split_document(doc, decision.strategy, _knowing(count, doc.text, tokens), config.budget)
+    return decision, split_document(doc, decision.strategy, _knowing(count, doc.text, tokens), config.budget,
+                                    config.label_rows)
 
 
 def _knowing(count: TokenCounter, text: str, tokens: int | None) -> TokenCounter:
