@@ -18,7 +18,15 @@ from typing import Any
 
 from parsers.errors import CorruptFile, EmptyFile, NeedsOcr, TooLarge, UnsupportedFile
 from parsers.model import Document
-from parsers.ocr import OcrOptions, OcrPage, OcrUnavailable, dropped_warning, read_image, unavailable_reason
+from parsers.ocr import (
+    OcrOptions,
+    OcrPage,
+    OcrUnavailable,
+    dropped_warning,
+    page_read,
+    read_image,
+    unavailable_reason,
+)
 from parsers.pdf.scans import ocr_document
 
 #: Pixels of one frame at most (a 600-dpi A3 scan is 70 million).
@@ -45,6 +53,7 @@ def parse_image(path: Path, ocr: OcrOptions | None = None) -> Document:
         with Image.open(path) as image:
             if image.width * image.height > MAX_PIXELS:  # asked before any pixel is decoded
                 raise TooLarge(f"image of {image.width:,} x {image.height:,} pixels (limit {MAX_PIXELS:,} pixels)")
+            frames = getattr(image, "n_frames", 1)
             for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
                 left = None if options.time_budget_s is None else options.time_budget_s - spent
                 if number > options.max_pages or (left is not None and left <= 0):
@@ -60,6 +69,7 @@ def parse_image(path: Path, ocr: OcrOptions | None = None) -> Document:
                     continue
                 finally:
                     spent += time.monotonic() - started
+                page_read(str(path), number, frames)
                 note = dropped_warning(number, result, options.min_confidence)
                 if note:
                     warnings.append(note)

@@ -91,6 +91,28 @@ class OcrPage:
     dropped: tuple[str, ...] = ()  # words under the confidence floor, left out
 
 
+#: Told ``(file, page, pages)`` as each page is read by OCR, the slowest step of all (seconds a
+#: page): whoever shows progress sets it (:func:`set_page_listener`; the ingest's parser workers
+#: send it to the flow). A process-wide hook rather than a parameter, since a parser runs one file
+#: at a time in its worker and the parse functions keep one signature.
+_page_listener: Callable[[str, int, int], None] | None = None
+
+
+def set_page_listener(listener: Callable[[str, int, int], None] | None) -> None:
+    global _page_listener
+    _page_listener = listener
+
+
+def page_read(path: str, page: int, pages: int) -> None:
+    """Tell the listener, if any, that ``page`` of ``pages`` of ``path`` was read by OCR. A listener
+    that fails never fails the parse."""
+    if _page_listener is not None:
+        try:
+            _page_listener(path, page, pages)
+        except Exception:  # progress is a courtesy: a closed queue at shutdown must not lose a file
+            pass
+
+
 def unavailable_reason(options: OcrOptions) -> str | None:
     """Why OCR cannot run with these options (with how to install it), or None when it can."""
     if not options.enabled:

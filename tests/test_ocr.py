@@ -86,6 +86,21 @@ def test_an_image_only_pdf_and_a_png_are_read_indexed_and_found_once(scans, tmp_
 
 
 @needs_engine
+def test_each_page_read_by_ocr_is_shown_as_it_is_read_from_the_parser_workers(scans, tmp_path, capsys):
+    """OCR takes seconds a page: the ingest says which page of which file it has read, from the
+    parser worker processes (off a terminal, a line each)."""
+    code = main(["ingest", str(scans), "--db", str(tmp_path / "db"), "--embedder", "hashing", "--workers", "2"])
+    err = capsys.readouterr().err
+    assert code == EXIT_OK, err
+    for line in ("규정_스캔.pdf: OCR page 1/2", "규정_스캔.pdf: OCR page 2/2", "규정_2쪽.png: OCR page 1/1"):
+        assert line in err, err
+    # in process (no pool) the same lines come straight from the parser
+    code = main(["ingest", str(scans), "--db", str(tmp_path / "db0"), "--embedder", "hashing", "--workers", "0"])
+    err = capsys.readouterr().err
+    assert code == EXIT_OK and "규정_스캔.pdf: OCR page 2/2" in err, err
+
+
+@needs_engine
 def test_a_mixed_pdf_keeps_its_text_pages_and_ocrs_only_the_scanned_one(tmp_path):
     import pypdfium2 as pdfium
 

@@ -34,14 +34,16 @@ def ingest_with_progress(paths: list[str], settings: Settings, as_json: bool = F
 
     from flows.app.once import ingest_once
     from flows.ingest.flow import progress as ingest_progress
+    from flows.ingest.workers import ocr_pages
 
     err = _console(stderr=True)
     out = _console()
     err.print(f"seams: indexing {', '.join(paths)} into [bold]{settings.db_location()}[/] (kb {settings.kb})")
     progress = Progress(TextColumn("[bold]files"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("{task.fields[chunks]} chunks · {task.fields[errors]} errors · {task.fields[rate]}"),
-                        TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal or as_json)
-    bar = progress.add_task("ingest", total=None, chunks=0, errors=0, rate="")
+                        TimeElapsedColumn(), TextColumn("{task.fields[ocr]}"), console=err, transient=True,
+                        disable=not err.is_terminal or as_json)
+    bar = progress.add_task("ingest", total=None, chunks=0, errors=0, rate="", ocr="")
     counts = {"chunks": 0, "errors": 0}
     started = time.perf_counter()
 
@@ -50,7 +52,7 @@ def ingest_with_progress(paths: list[str], settings: Settings, as_json: bool = F
         counts["errors"] += report.status == "failed" and report.action != "unchanged"
         elapsed = max(time.perf_counter() - started, 1e-6)
         progress.update(bar, completed=done, total=total, chunks=counts["chunks"], errors=counts["errors"],
-                        rate=f"{done / elapsed:.1f} files/s")
+                        rate=f"{done / elapsed:.1f} files/s", ocr="")
         if report.action == "unchanged" or as_json:
             return
         style = _STYLE.get(report.action, "")
@@ -59,7 +61,16 @@ def ingest_with_progress(paths: list[str], settings: Settings, as_json: bool = F
                   if not report.error_kind else f"{report.error_kind}: {report.error}")
         progress.console.print(f"[{done}/{total}] [{style}]{report.action:9}[/] {report.doc_id}  {detail}")
 
-    with ingest_progress.listening(on_file), progress:
+    def on_page(path: str, page: int, pages: int) -> None:
+        # a scan takes seconds a page: say which page, on the bar or (not a terminal) on a line
+        text = f"{escape(Path(path).name)}: OCR page {page}/{pages}"
+        if progress.disable:
+            if not as_json:
+                err.print(f"      {text}", highlight=False)
+        else:
+            progress.update(bar, ocr=f"· {text}")
+
+    with ingest_progress.listening(on_file), ocr_pages.listening(on_page), progress:
         report = ingest_once(paths, settings)
     if as_json:
         print(json.dumps(_report_json(report), ensure_ascii=False, indent=2, default=str))

@@ -42,6 +42,7 @@ from flows.ingest.report import (
     deleted_report,
     embedder_failed,
     file_logger,
+    page_logger,
     progress_artifact,
     publish,
     server_logger,
@@ -50,7 +51,7 @@ from flows.ingest.report import (
 )
 from flows.ingest.rows import chunk_rows, manifest_entry
 from flows.ingest.sync import Plan, plan_sync
-from flows.ingest.workers import close_cutters, cut_ahead, cut_batch
+from flows.ingest.workers import close_cutters, cut_ahead, cut_batch, ocr_pages
 from flows.progress import Listeners
 from flows.settings import Settings
 from splitters.chunk import passage_count
@@ -403,7 +404,8 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
         settings = settings.model_copy(update={"workers": 0})
     server_log = server_logger()
     try:
-        with kb_slot(settings.kb), progress.listening(file_logger(server_log)):
+        with kb_slot(settings.kb), progress.listening(file_logger(server_log)), \
+                ocr_pages.listening(page_logger(server_log)):
             report = run_ingest(paths, settings, steps)
     finally:
         # The parser workers go with the run: a served run's process would otherwise keep them

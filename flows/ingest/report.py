@@ -14,6 +14,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from prefect import get_run_logger
 
@@ -216,6 +217,16 @@ def server_logger() -> logging.LoggerAdapter:
         files.propagate = False
     files.setLevel(logging.INFO)
     return PrefectLogAdapter(files, extra=get_run_logger().extra)
+
+
+def page_logger(logger: logging.LoggerAdapter) -> Callable[[str, int, int], None]:
+    """A line per page read by OCR in the run's logs on the server (seconds a page: a file of scans
+    would otherwise show nothing for minutes)."""
+
+    def log_page(path: str, page: int, pages: int) -> None:
+        logger.info("%s: page %d of %d read by OCR", Path(path).name, page, pages)
+
+    return log_page
 
 
 def file_logger(logger: logging.LoggerAdapter) -> Callable[[FileReport, int, int], None]:

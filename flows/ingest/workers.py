@@ -12,12 +12,20 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import multiprocessing
+import multiprocessing.queues
 import os
 import threading
 import time
 from collections.abc import Sequence
 
 from flows.ingest.pipeline import CutConfig, FileRef, Outcome, cut_file
+from flows.progress import Listeners
+from parsers.ocr import set_page_listener
+
+#: Told ``(file, page, pages)`` as a parser reads a page by OCR, in a worker or in this process:
+#: the CLI shows it beside the files' bar, the flow logs it (an OCR'd page takes seconds, a file of
+#: scans minutes).
+ocr_pages = Listeners()
 
 
 def _mp_context():
@@ -41,11 +49,16 @@ class Cutter:
         self._pool: cf.ProcessPoolExecutor | None = None
         self._ahead: tuple[tuple[FileRef, ...], CutConfig, cf.ProcessPoolExecutor, dict[int, cf.Future]] | None = None
         self._lock = threading.Lock()  # start() may come from another thread (the command's early start)
+        self._pages: multiprocessing.queues.Queue | None = None  # the workers' OCR pages, see ocr_pages
 
     def _ensure(self) -> cf.ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=_mp_context(), initializer=die_with,
-                                                initargs=(os.getpid(),))
+            if self._pages is None:
+                self._pages = _mp_context().Queue()
+                threading.Thread(target=_relay_pages, args=(self._pages,), name="seams-ocr-pages",
+                                 daemon=True).start()
+            self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=_mp_context(), initializer=start_worker,
+                                                initargs=(os.getpid(), self._pages))
         return self._pool
 
     def _reset(self) -> None:
@@ -124,6 +137,14 @@ class Cutter:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._pages is not None:
+            self._pages.put(None)  # ends the relay thread
+            self._pages = None
+
+
+def _relay_pages(pages: multiprocessing.queues.Queue) -> None:
+    while (item := pages.get()) is not None:
+        ocr_pages.notify(*item)
 
 
 def kill_workers(pool: cf.ProcessPoolExecutor) -> None:
@@ -168,7 +189,11 @@ def cut_ahead(refs: list[FileRef], config: CutConfig, workers: int, timeout: flo
 
 def cut_batch(refs: list[FileRef], config: CutConfig, workers: int, timeout: float) -> list[Outcome]:
     if workers <= 0:  # in-process: no pool, no time limit (used where processes are not allowed)
-        return [cut_file(ref, config) for ref in refs]
+        set_page_listener(ocr_pages.notify)
+        try:
+            return [cut_file(ref, config) for ref in refs]
+        finally:
+            set_page_listener(None)
     return _cutter(workers, timeout).cut(refs, config)
 
 
@@ -178,8 +203,15 @@ def cut_batch(refs: list[FileRef], config: CutConfig, workers: int, timeout: flo
 ORPHAN_CHECK_S = 1.0
 
 
+def start_worker(owner: int, pages: multiprocessing.queues.Queue) -> None:
+    """The initializer of each parser worker: OCR'd pages are sent to the flow's process
+    (:data:`ocr_pages`), and the worker dies with that process (:func:`die_with`)."""
+    set_page_listener(lambda path, page, count: pages.put((path, page, count)))
+    die_with(owner)
+
+
 def die_with(owner: int) -> None:
-    """The initializer of each parser worker: exit once the ingest process (``owner``) is gone — also
+    """Exit once the ingest process (``owner``) is gone — also
     when it was killed with SIGKILL and had no chance to stop its pool. The worker's parent is the
     forkserver, which exits when the ingest process does, so a changed parent says so at once; checking
     the owner itself covers the spawn start method and a forkserver that is still winding down."""

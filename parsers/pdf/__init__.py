@@ -82,7 +82,7 @@ def parse_pdf(path: Path, ocr: OcrOptions | None = None) -> Document:
             raise TooLarge(f"{count:,} pages (limit {MAX_PAGES:,})")
         metadata = pdf.get_metadata_dict()
         tables = TableFinder()
-        scans = Scans(ocr or OcrOptions())
+        scans = Scans(ocr or OcrOptions(), str(path), count)
         pages: list[Page] = []
         warnings: list[str] = []
         for index in range(count):

@@ -15,7 +15,7 @@ from typing import Any
 
 from parsers.errors import EmptyFile, NeedsOcr, TooLarge
 from parsers.model import Document, Properties
-from parsers.ocr import OcrOptions, OcrPage, OcrUnavailable, dropped_warning, read_image
+from parsers.ocr import OcrOptions, OcrPage, OcrUnavailable, dropped_warning, page_read, read_image
 from parsers.pdf.blocks import assemble_document
 from parsers.pdf.page import Line, Page
 from parsers.text import normalize_line
@@ -61,8 +61,9 @@ class Scans:
     """Reads a PDF's scanned pages by OCR, within the file's page and time limits, and reports the
     pages it could not read (and why)."""
 
-    def __init__(self, options: OcrOptions) -> None:
+    def __init__(self, options: OcrOptions, path: str = "", pages: int = 0) -> None:
         self.options = options
+        self.path, self.pages = path, pages  # for the progress listener (parsers.ocr.page_read)
         self.spent = 0.0
         self.done = 0
         self.unread: dict[str, list[int]] = {}  # reason -> pages
@@ -103,6 +104,7 @@ class Scans:
         finally:
             self.spent += time.monotonic() - started
         self.done += 1
+        page_read(self.path, page.number, self.pages)
         note = dropped_warning(page.number, result, options.min_confidence)
         if note:
             self.notes.append(note)
