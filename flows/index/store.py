@@ -62,6 +62,7 @@ import pyarrow as pa
 from flows.errors import UsageError
 from flows.index.cache import EmbeddingCache
 from flows.index.passages import PassageIndex
+from flows.index.runs import RunLog
 from flows.index.schema import (
     CHUNKS,
     MANIFEST,
@@ -112,6 +113,7 @@ class Store:
         self.db = lancedb.connect(uri, session=session())
         self.cache = EmbeddingCache(self.db, uri)
         self.passages = PassageIndex(self.db, kb)
+        self.runs = RunLog(self.db, kb)
 
     # -- tables ------------------------------------------------------------------------------
     def table_name(self, table: str) -> str:
@@ -294,7 +296,7 @@ class Store:
             if chunks is not None:
                 done += ensure_indexes(chunks, vector_min_rows)
             done += self.passages.update(chunks)
-            for table in (chunks, self.passages.table(), self.manifest_table(), *self.cache.tables()):
+            for table in (chunks, self.passages.table(), self.manifest_table(), self.runs.table(), *self.cache.tables()):
                 if table is None:
                     continue
                 if changed_files >= LARGE_RUN_FILES or needs_compaction(table):
