@@ -213,7 +213,8 @@ def test_runs_list_the_ingests_with_their_failures(server, kb):
     assert status == 200 and "empty.txt" in body and "<td class=\"n bad\">1</td>" in body
     run = Store(kb[0]).runs.latest(1)[0]
     assert run["failed"] == 1 and run["added"] == 8 and run["paths"] == [str(kb[1])]
-    assert run["flow_run_id"]  # the flow run of the test harness; no link without a configured server here
+    # the run reported to the test harness's server, which is also the one configured for the page: linked
+    assert run["flow_run_id"] and f'/runs/flow-run/{run["flow_run_id"]}">flow run</a>' in body
 
 
 def test_a_missing_database_is_a_usage_error(tmp_path, capsys):

@@ -305,19 +305,12 @@ def chunk_row(ordinal: int, chunk) -> dict:
 
 
 def locator(row: dict) -> str:
-    """Where a chunk sits: pages, sheet and rows, slides, characters."""
-    parts = []
-    if row.get("page_start") is not None:
-        parts.append(f"p. {row['page_start']}" + (f"-{row['page_end']}" if row["page_end"] != row["page_start"] else ""))
-    if row.get("sheet"):
-        parts.append(f"sheet {row['sheet']}")
-    if row.get("row_start") is not None:
-        parts.append(f"rows {row['row_start']}-{row['row_end']}")
-    if row.get("slide_start") is not None:
-        parts.append(f"slide {row['slide_start']}" + (f"-{row['slide_end']}" if row["slide_end"] != row["slide_start"] else ""))
-    if row.get("char_start") is not None:
-        parts.append(f"chars {row['char_start']:,}-{row['char_end']:,}")
-    return ", ".join(parts)
+    """Where a chunk sits: pages, sheet and rows, slides (as a search hit says it), then characters."""
+    from flows.index.search import where
+
+    place = where(row)
+    chars = f"chars {row['char_start']:,}-{row['char_end']:,}" if row.get("char_start") is not None else ""
+    return ", ".join(part for part in (place if place != "whole file" else "", chars) if part)
 
 
 def with_boundaries(rows: list[dict], strategy: str) -> list[dict]:
