@@ -33,7 +33,7 @@ def main() -> None:
         shoot(page, f"{base}/kb/default/files", "files")
         page.goto(f"{base}/kb/default/files?format=pdf")
         regulation = page.locator("#files a", has_text="개인정보_보호_규정.pdf").get_attribute("href")
-        shoot(page, f"{base}{regulation}&compare=tokens:800/400#chunk-3", "chunks")
+        shoot(page, f"{base}{regulation}&compare=tokens:800/400", "chunks")
         query = urllib.parse.urlencode({"q": "개인정보 파기 기한", "mode": "hybrid", "mode2": "vector", "k": 3})
         shoot(page, f"{base}/kb/default/search?{query}", "search")
         browser.close()

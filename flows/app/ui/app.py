@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -87,6 +88,7 @@ def prefect_api() -> str:
 def create_app(settings: Settings) -> Callable:
     """The application over ``settings``' database; ``settings.kb`` is the knowledge base opened first."""
     library = Library(settings)  # NotFound for a missing database, before anything is served
+    library.summaries()  # LanceDB's and Arrow's first reads (seconds of loading) before the first page, not in it
     env = _environment()
     api = prefect_api()
 
@@ -145,7 +147,10 @@ def create_app(settings: Settings) -> Callable:
         library.store(kb)
         columns = []
         if query.strip():
-            columns = [(m, library.search(kb, query, m, k)) for m in (mode, mode2) if m]
+            chosen = [m for m in dict.fromkeys((mode, mode2)) if m]
+            # two modes at once: LanceDB searches outside the GIL, so the second costs little more on two cores
+            with ThreadPoolExecutor(len(chosen)) as pool:
+                columns = list(zip(chosen, pool.map(lambda m: library.search(kb, query, m, k), chosen), strict=True))
         return render(request, "search.html", kb=kb, query=query, mode=mode, mode2=mode2, k=k, columns=columns,
                       modes=MODES, tab="search")
 
