@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -147,10 +146,7 @@ def create_app(settings: Settings) -> Callable:
         library.store(kb)
         columns = []
         if query.strip():
-            chosen = [m for m in dict.fromkeys((mode, mode2)) if m]
-            # two modes at once: LanceDB searches outside the GIL, so the second costs little more on two cores
-            with ThreadPoolExecutor(len(chosen)) as pool:
-                columns = list(zip(chosen, pool.map(lambda m: library.search(kb, query, m, k), chosen), strict=True))
+            columns = [(m, library.search(kb, query, m, k)) for m in dict.fromkeys((mode, mode2)) if m]
         return render(request, "search.html", kb=kb, query=query, mode=mode, mode2=mode2, k=k, columns=columns,
                       modes=MODES, tab="search")
 
