@@ -2,7 +2,8 @@
 
 A knowledge base ``KB`` is two tables, ``KB__chunks`` and ``KB__manifest``, and a third derived
 from the chunks, ``KB__fts_passages`` (the passages English full text ranks by, which the upkeep
-after every ingest brings in line: :mod:`flows.index.passages`); one KB never reads or deletes
+after every ingest brings in line: :mod:`flows.index.passages`), and a log of its ingest runs,
+``KB__runs`` (:mod:`flows.index.runs`, what ``seams ui`` lists); one KB never reads or deletes
 another's rows. A file is known by its path (``path`` in the manifest, ``source`` in the
 chunks): two folders indexed into one KB keep their same-named files apart. The embedding cache (``embedding_cache``) is keyed by embedder and text
 hash and holds no document rows, so all KBs share it.
