@@ -225,6 +225,15 @@ def test_a_missing_database_is_a_usage_error(tmp_path, capsys):
     assert not (tmp_path / "nothing").exists()
 
 
+def test_a_port_in_use_is_a_usage_error(kb, capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["ui", "--db", kb[0], "--port", str(port)]) == EXIT_USAGE
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
 def test_paging_reads_one_page_in_path_order(kb):
     library = Library(settings(kb[0]))
     first, second = library.files("default", per_page=4), library.files("default", page=2, per_page=4)

@@ -26,6 +26,7 @@ from starlette.routing import Route
 
 from flows.app.ui.library import PARSE_ON_VIEW_BYTES, BadRequest, Library, NotFound
 from flows.app.ui.text import highlight, passage
+from flows.errors import UsageError
 from flows.settings import Settings
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -191,8 +192,15 @@ def _dashboard(api_url: str) -> str:
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8300) -> None:
     """Serve the page until interrupted."""
+    import socket
+
     import uvicorn
 
     app = create_app(settings)
+    with socket.socket() as probe:  # uvicorn would log the error and exit 1; a taken port is the user's to change
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc} (choose another --port)") from None
     print(f"seams: the page of {settings.db_location()} is at http://{host}:{port}/ (Ctrl-C stops)", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
