@@ -184,6 +184,16 @@ def build_parser() -> argparse.ArgumentParser:
     dashboard.add_argument("--port", type=int, default=4200)
     dashboard.set_defaults(run=cmd_dashboard)
 
+    ui = sub.add_parser("ui", help="a local read-only web page: knowledge bases, files, chunks, search, runs",
+                        description="Serve a read-only page over a seams database: each knowledge base's files "
+                        "with how they were cut, a file's chunks (and another strategy's cut beside them), search in "
+                        "one or two modes, the last ingests.")
+    ui.add_argument("--db", help="LanceDB directory (default: .seams/lancedb, env SEAMS_DB)")
+    ui.add_argument("--kb", help="knowledge base opened first (default: default, env SEAMS_KB)")
+    ui.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    ui.add_argument("--port", type=int, default=8300, help="port (default 8300)")
+    ui.set_defaults(run=cmd_ui)
+
     rules = sub.add_parser("rules", help="list the classifier rules in the order they are tried",
                            description="The rules that choose a file's boundary strategy, strongest signal first. "
                            "Use their names with --disable-rule and --rule-strategy.")
@@ -446,6 +456,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     with one_off_api():
         run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, settings, args.out,
                      args.limit)
+    return EXIT_OK
+
+
+def cmd_ui(args: argparse.Namespace) -> int:
+    from flows.app.ui import serve
+
+    serve(_settings(args), args.host, args.port)
     return EXIT_OK
 
 

@@ -128,7 +128,8 @@ def fts_query(query: str) -> str:
     return " ".join([query, *dict.fromkeys(extra)])
 
 
-def _where(row: dict) -> str:
+def where(row: dict) -> str:
+    """Where a chunk row sits, as a hit's ``where`` says it: pages, sheet and rows, slides."""
     parts = []
     if row.get("page_start") is not None:
         parts.append(f"p. {row['page_start']}" + (f"-{row['page_end']}" if row["page_end"] != row["page_start"] else ""))
@@ -257,5 +258,5 @@ def search(settings: Settings, query: str, k: int = 5, mode: str = DEFAULT_MODE)
 def _hit(row: dict) -> dict:
     hit = {key: row.get(key) for key in _ROW_KEYS}
     hit["score"] = float(row.get("_score", 0.0))
-    hit["where"] = _where(row)
+    hit["where"] = where(row)
     return hit

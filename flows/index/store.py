@@ -2,7 +2,8 @@
 
 A knowledge base ``KB`` is two tables, ``KB__chunks`` and ``KB__manifest``, and a third derived
 from the chunks, ``KB__fts_passages`` (the passages English full text ranks by, which the upkeep
-after every ingest brings in line: :mod:`flows.index.passages`); one KB never reads or deletes
+after every ingest brings in line: :mod:`flows.index.passages`), and a log of its ingest runs,
+``KB__runs`` (:mod:`flows.index.runs`, what ``seams ui`` lists); one KB never reads or deletes
 another's rows. A file is known by its path (``path`` in the manifest, ``source`` in the
 chunks): two folders indexed into one KB keep their same-named files apart. The embedding cache (``embedding_cache``) is keyed by embedder and text
 hash and holds no document rows, so all KBs share it.
@@ -62,6 +63,7 @@ import pyarrow as pa
 from flows.errors import UsageError
 from flows.index.cache import EmbeddingCache
 from flows.index.passages import PassageIndex
+from flows.index.runs import RunLog
 from flows.index.schema import (
     CHUNKS,
     MANIFEST,
@@ -112,6 +114,7 @@ class Store:
         self.db = lancedb.connect(uri, session=session())
         self.cache = EmbeddingCache(self.db, uri)
         self.passages = PassageIndex(self.db, kb)
+        self.runs = RunLog(self.db, kb)
 
     # -- tables ------------------------------------------------------------------------------
     def table_name(self, table: str) -> str:
@@ -294,7 +297,7 @@ class Store:
             if chunks is not None:
                 done += ensure_indexes(chunks, vector_min_rows)
             done += self.passages.update(chunks)
-            for table in (chunks, self.passages.table(), self.manifest_table(), *self.cache.tables()):
+            for table in (chunks, self.passages.table(), self.manifest_table(), self.runs.table(), *self.cache.tables()):
                 if table is None:
                     continue
                 if changed_files >= LARGE_RUN_FILES or needs_compaction(table):

@@ -198,7 +198,18 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
         report.rows_deleted += _forget_orphans(store, orphans, steps.forget)
     store.maintain(len(plan.to_cut) + len(plan.deleted) + len(orphans))  # indexes; compaction when commits piled up
     report.seconds = time.perf_counter() - started
+    _record_run(store, report, paths)
     return report
+
+
+def _record_run(store: Store, report: IngestReport, paths: Sequence[str]) -> None:
+    """The run's row in the knowledge base's runs table (:mod:`flows.index.runs`), with its Prefect
+    flow run and API, so ``seams ui`` can link to it in Prefect's dashboard."""
+    from prefect.runtime import flow_run
+    from prefect.settings import get_current_settings
+
+    run_id = flow_run.get_id() or ""
+    store.runs.record(report, list(paths), run_id, (get_current_settings().api.url or "") if run_id else "")
 
 
 def _cut_embed_write(plan: Plan, settings: Settings, store: Store, steps: Steps, manifest: dict[str, dict],
