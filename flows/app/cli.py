@@ -90,7 +90,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _cutting(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", help="force a strategy for every file: page, section, sheet, slide, "
-                        "whole, general, or a baseline tokens:SIZE/OVERLAP, recursive:SIZE/OVERLAP, none")
+                        "whole, general, or a baseline tokens:SIZE/OVERLAP, recursive:SIZE/OVERLAP, none; "
+                        "with the embedder: semantic:MAX, cluster:MAX, adaptive (the best-scoring of several cuts)")
     parser.add_argument("--override", action="append", metavar="GLOB=STRATEGY",
                         help="force a strategy for files matching GLOB (repeatable)")
     parser.add_argument("--disable-rule", action="append", metavar="RULE",
@@ -203,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--modes", help="comma-separated retrieval modes (default: all, vector,fts,hybrid)")
     evaluate.add_argument("--configs", help="comma-separated configurations (default: seams and the baselines "
                           "tokens:200/0, tokens:250/125, tokens:400/0, tokens:800/400, recursive:200/0, "
-                          "recursive:400/0, none); peers, each parsing and chunking its own way: peer:langchain, "
+                          "recursive:400/0, none); also semantic:MAX, cluster:MAX, adaptive, cut with the embedder; "
+                          "peers, each parsing and chunking its own way: peer:langchain, "
                           "peer:llamaindex, peer:unstructured, peer:chonkie (pip install 'seams[peers]')")
     evaluate.add_argument("--variant", action="append", metavar="KEY=VALUE[,KEY=VALUE]",
                           help="a variant of seams' default, e.g. max=400 or heading=on or strategy=section,max=600 "

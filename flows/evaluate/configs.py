@@ -3,6 +3,9 @@
 - ``seams``: the document-aware default — the classifier picks each file's strategy, default budget;
 - any strategy name (``section``, ``page``, …): forced for every file, with the default budget;
 - the baselines ``tokens:SIZE/OVERLAP``, ``recursive:SIZE/OVERLAP`` and ``none`` (whole documents);
+- the embedding-driven cuts of the studies: ``semantic:MAX`` (Kamradt), ``cluster:MAX`` (Chroma's
+  ClusterSemanticChunker) and ``adaptive`` (the best of several cuts per document by intrinsic
+  measures), cut with the evaluation's embedder;
 - peers, ``peer:NAME`` (``peer:langchain``, ``peer:llamaindex``, ``peer:unstructured``,
   ``peer:chonkie``): another tool's own parsing and chunking of the files (:mod:`flows.evaluate.peers`),
   embedded, stored and searched as seams' chunks are, scored by evidence containment;
@@ -66,7 +69,7 @@ class Configuration:
         """The most tokens a chunk should have: the merge ceiling, a baseline's SIZE, or None."""
         if self.strategy == "none" or self.peer is not None:
             return None
-        match = re.match(r"^(?:tokens|recursive):(\d+)", self.strategy or "")
+        match = re.match(r"^(?:tokens|recursive|semantic|cluster):(\d+)", self.strategy or "")
         return int(match.group(1)) if match else self.budget.merge_ceiling
 
     def kb(self, embedder: str, dataset: str = "") -> str:
