@@ -60,7 +60,15 @@ def choose(doc: Document, count: TokenCounter, budget: Budget, embed: Embed, str
 
 
 def explain(winner: Candidate, scored: Sequence[Candidate]) -> str:
-    """One line: the candidates' scores, best first, and what made the winner win."""
-    ranked = sorted(scored, key=lambda c: -c.quality.score)
+    """One line: which cut won and by how much, then every candidate's scores, best first."""
+    ranked = sorted(scored, key=lambda c: -c.quality.score)  # stable: equals keep the candidates' order
+    others = [c for c in ranked if c.strategy != winner.strategy]
+    if not others:
+        lead = "the only cut"
+    else:
+        margin = 100 * (winner.quality.score - others[0].quality.score)
+        lead = (f"ties with {others[0].strategy} and comes first among the candidates" if margin < 0.05 else
+                f"{margin:.1f} points ahead of {others[0].strategy}")
     parts = [f"{c.strategy} {c.quality.describe()}" for c in ranked]
-    return f"best intrinsic score of {len(scored)} cuts: " + "; ".join(parts)
+    return (f"{winner.strategy} has the best mean of the intrinsic measures ({lead}); "
+            f"{len(scored)} cuts: " + "; ".join(parts))
