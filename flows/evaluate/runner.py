@@ -95,7 +95,7 @@ def cut_configuration(dataset: Dataset, config: Configuration, embed: Embed | No
     embed, :func:`cut_embedder`). Returns (doc_id -> cut, seconds)."""
     started = time.perf_counter()
     labels = config.label_rows != "off"
-    cut_config = CutConfig(config.budget, config.strategy, label_rows=labels)
+    cut_config = CutConfig(config.budget, config.strategy, label_rows=labels, budgets=dict(config.budgets))
     if config.only is None:
         cuts = {doc_id: cut_document(doc, cut_config, doc_id, embed) for doc_id, doc in dataset.documents.items()}
         return cuts, time.perf_counter() - started
@@ -397,18 +397,27 @@ def _retrieve(config: Configuration, questions: Sequence[Question], query_vector
 @flow(name="seams-evaluate", log_prints=False)
 def evaluate_flow(source: str, path: str, questions: str | None = None, configs: list[str] | None = None,
                   variants: list[str] | None = None, k: int = 5, modes: list[str] | None = None,
-                  settings: Settings | None = None, out: str | None = None, limit: int | None = None) -> Evaluation:
+                  settings: Settings | None = None, out: str | None = None, limit: int | None = None,
+                  sweep: bool = False) -> Evaluation:
     """Score chunking configurations × retrieval modes on questions with known evidence spans.
 
     ``settings`` name the embedder, the evaluation database (``db``, default ``.seams/evaluate``) and
-    the embedding threads and batch size; without them, ``SEAMS_*`` does."""
+    the embedding threads and batch size; without them, ``SEAMS_*`` does. ``sweep``: also the variants
+    ``--recommend`` compares (:mod:`flows.evaluate.recommend`), for the strategies the classifier
+    picks on this data set."""
     started = time.perf_counter()
     options = Options(k=k, modes=tuple(modes or MODES), settings=settings or Settings(db=DEFAULT_DB))
-    chosen = configurations(configs, variants)
+    chosen = configurations(configs, variants, options.settings.budgets)
     embedder_for(options.settings)  # an unknown or missing embedder fails before any work
     _say(f"loading the {source} data set from {path}")
     dataset = _load(source, path, questions).limited(limit)
     parse_seconds = time.perf_counter() - started
+    if sweep:
+        from flows.evaluate.recommend import file_strategies, sweep_variants
+
+        swept = sweep_variants(file_strategies(dataset), dataset)
+        chosen = configurations(configs, [*(variants or ()), *swept], options.settings.budgets)
+        _say(f"--recommend: {len(swept)} variants for the strategies the classifier picks here")
     _say(f"{len(dataset.documents)} documents, {len(dataset.questions)} questions "
          f"({len(dataset.unlocated)} unlocated), {dataset.excerpts} excerpts located "
          f"({', '.join(f'{n} {m}' for m, n in sorted(dataset.methods.items()))})")

@@ -80,6 +80,8 @@ class CutConfig:
     #: the process that cuts, only when such a cut is asked for.
     embedder: str = DEFAULT_SPEC
     embed_config: EmbedConfig = field(default_factory=EmbedConfig)
+    #: Strategies with sizes of their own (Settings.budgets); the others are cut with ``budget``.
+    budgets: dict[str, Budget] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings) -> CutConfig:
@@ -87,7 +89,8 @@ class CutConfig:
         ocr = settings.ocr_options(OCR_TIME_SHARE * settings.file_timeout_s)
         return cls(settings.budget, settings.strategy, dict(settings.overrides), settings.max_file_mb * 1024 * 1024,
                    tuple(settings.disabled_rules), dict(settings.rule_strategies), settings.max_text_chars, ocr,
-                   settings.label_rows != "off", settings.embedder or DEFAULT_SPEC, embed_config(settings))
+                   settings.label_rows != "off", settings.embedder or DEFAULT_SPEC, embed_config(settings),
+                   settings.strategy_budgets)
 
     def rules(self) -> tuple:
         if not self.disabled_rules and not self.rule_strategies:
@@ -152,7 +155,8 @@ def cut_document(doc: Document, config: CutConfig, name: str, embed: Embed | Non
         first = decide(doc, floor if tokens is None else tokens, unforced, name).strategy
         winner, scored = cut_adaptive(doc, counter, config.budget, embed, first, config.label_rows)
         return Decision(winner.strategy, ADAPTIVE, f"{decision.evidence}: {explain(winner, scored)}"), list(winner.chunks)
-    return decision, split_document(doc, decision.strategy, counter, config.budget, config.label_rows, embed)
+    budget = config.budgets.get(decision.strategy, config.budget)
+    return decision, split_document(doc, decision.strategy, counter, budget, config.label_rows, embed)
 
 
 @lru_cache(maxsize=4)
