@@ -21,7 +21,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from flows.embed.spec import DEFAULT_SPEC, parse_spec, recorded, split_recorded
 from flows.errors import UsageError
 from parsers.ocr import OcrOptions
-from splitters import Budget, get_strategy
+from splitters import STRATEGIES, Budget, get_strategy
 
 #: Bump when a change in parsing/splitting code should re-index everything.
 PIPELINE_VERSION = "3"
@@ -76,6 +76,9 @@ class Settings(BaseSettings):
                                       "the default max, scaled with another max)")
     pack_tokens: int = Field(default=500, description="pack whole sibling sections and split pieces up to this (0: the max)")
     strategy: str | None = Field(default=None, description="force one strategy for every file")
+    budgets: dict[str, str] = Field(default_factory=dict, description="strategy -> its own sizes, e.g. "
+                                    "{\"sheet\": \"pack=250\"} (keys min, max, ceiling, pack); the others keep the "
+                                    "budget above")
     overrides: dict[str, str] = Field(default_factory=dict, description="glob -> strategy")
     disabled_rules: list[str] = Field(default_factory=list, description="classifier rules to skip, by name")
     rule_strategies: dict[str, str] = Field(default_factory=dict, description="rule name -> strategy it picks")
@@ -192,6 +195,16 @@ class Settings(BaseSettings):
             get_strategy(strategy)
         return value
 
+    @field_validator("budgets")
+    @classmethod
+    def _known_budgets(cls, value: dict[str, str]) -> dict[str, str]:
+        for strategy, spec in value.items():
+            if strategy not in STRATEGIES:
+                raise ValueError(f"a budget is for one of the strategies {', '.join(sorted(STRATEGIES))}, "
+                                 f"got {strategy!r}")
+            Budget().adjusted(spec)
+        return value
+
     @model_validator(mode="after")
     def _ceiling(self) -> Settings:
         # From a flag or SEAMS_MAX_TOKENS alike: a max given without a ceiling brings its own.
@@ -210,6 +223,14 @@ class Settings(BaseSettings):
     def budget(self) -> Budget:
         return Budget(self.min_tokens, self.max_tokens, self.merge_ceiling, self.pack_tokens)
 
+    @property
+    def strategy_budgets(self) -> dict[str, Budget]:
+        """The strategies with sizes of their own (``budgets``), each over the common budget."""
+        try:
+            return {strategy: self.budget.adjusted(spec) for strategy, spec in self.budgets.items()}
+        except ValueError as exc:
+            raise UsageError(f"budgets: {exc}") from None
+
     def fingerprint(self) -> str:
         """A short hash of everything that shapes the stored chunks and vectors."""
         shaping = {
@@ -223,6 +244,8 @@ class Settings(BaseSettings):
             "embed_plain_cells": self.embed_plain_cells,
             "passage_tokens": self.passage_tokens,
         }
+        if self.budgets:  # only when given: the indexes built before keep their fingerprint
+            shaping["budgets"] = sorted(self.budgets.items())
         if self.label_rows != "off":  # only when asked for: the indexes built before keep their fingerprint
             shaping["label_rows"] = self.label_rows
         ocr = _ocr_shaping(self.ocr_options())

@@ -55,6 +55,28 @@ class Budget:
         for 1,100), scaled."""
         return max(max_tokens, round(max_tokens * Budget.merge_ceiling / Budget.max_tokens))
 
+    def adjusted(self, spec: str) -> Budget:
+        """This budget with the sizes ``spec`` names (``max=800,pack=600``; keys min, max, ceiling,
+        pack). A new max brings its own ceiling and, unless given, a min of at most a quarter of it."""
+        values: dict[str, int] = {}
+        for part in spec.split(","):
+            key, sep, value = part.partition("=")
+            key = key.strip()
+            if not sep or key not in BUDGET_KEYS:
+                raise ValueError(f"a budget is KEY=VALUE[,KEY=VALUE] with keys {', '.join(BUDGET_KEYS)}, got {spec!r}")
+            try:
+                values[key] = int(value)
+            except ValueError:
+                raise ValueError(f"budget {spec!r}: {key} is a token count, got {value.strip()!r}") from None
+        maximum = values.get("max", self.max_tokens)
+        minimum = values.get("min", self.min_tokens if "max" not in values else min(self.min_tokens, maximum // 4))
+        ceiling = values.get("ceiling", self.merge_ceiling if "max" not in values else Budget.ceiling_for(maximum))
+        return Budget(minimum, maximum, ceiling, values.get("pack", self.pack))
+
+
+#: The sizes a budget specification may set (:meth:`Budget.adjusted`).
+BUDGET_KEYS = ("min", "max", "ceiling", "pack")
+
 
 #: How a chunk's heading path reads as one string (its row, its hits, the text embedded with it).
 HEADING_SEPARATOR = " > "

@@ -141,11 +141,13 @@ def test_every_flag_of_a_setting_reaches_the_settings(tmp_path, monkeypatch):
         "--embed-url", "http://127.0.0.1:9/v1", "--strategy", "page", "--override", "*.md=section", "--disable-rule", rule, "--rule-strategy",
         f"{rule}=whole", "--min-tokens", "50", "--max-tokens", "600", "--merge-ceiling", "650", "--pack-tokens",
         "300", "--embed-heading-path", "--workers", "97", "--runner", "dask", "--allow-mass-delete", "--retry-failed",
+        "--budget", "sheet:pack=250",
     ])
     settings, defaults = cli._settings(args), Settings()
     changed = {name for name in Settings.model_fields if getattr(settings, name) != getattr(defaults, name)}
     assert changed == set(Settings.model_fields) - cli.ENV_ONLY_SETTINGS
     assert settings.overrides == {"*.md": "section"} and settings.rule_strategies == {rule: "whole"}
+    assert settings.budgets == {"sheet": "pack=250"}
     monkeypatch.setenv("SEAMS_ALLOW_MASS_DELETE", "1")
     assert cli._settings(build_parser().parse_args(["ingest", str(tmp_path)])).allow_mass_delete
 

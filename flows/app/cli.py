@@ -51,13 +51,22 @@ def _glob_strategies(items: list[str]) -> dict[str, str]:
 
 
 #: The flags whose name is not the setting's: a repeatable flag is singular, its setting plural.
-_FLAG_OF = {"disabled_rules": "disable_rule", "rule_strategies": "rule_strategy", "overrides": "override"}
+_FLAG_OF = {"disabled_rules": "disable_rule", "rule_strategies": "rule_strategy", "overrides": "override",
+            "budgets": "budget"}
 #: How a repeatable flag's list of values becomes its setting.
 _SHAPE = {
     "disable_rule": list,
     "rule_strategy": lambda items: dict(_pair(item, "--rule-strategy", "RULE=STRATEGY") for item in items),
     "override": _glob_strategies,
+    "budget": lambda items: dict(_strategy_budget(item) for item in items),
 }
+
+
+def _strategy_budget(item: str) -> tuple[str, str]:
+    strategy, sep, spec = item.partition(":")
+    if not sep or not strategy.strip() or not spec.strip():
+        raise UsageError(f"--budget wants STRATEGY:KEY=VALUE[,KEY=VALUE] (e.g. sheet:pack=250), got {item!r}")
+    return strategy.strip(), spec.strip()
 #: The settings with no flag: their ``SEAMS_*`` environment variables set them.
 ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_group_vectors", "embed_plain_cells", "label_rows",
                                "embed_key_env", "embed_concurrency", "embed_batch_tokens", "embed_timeout_s",
@@ -90,7 +99,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _cutting(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", help="force a strategy for every file: page, section, sheet, slide, "
-                        "whole, general, or a baseline tokens:SIZE/OVERLAP, recursive:SIZE/OVERLAP, none")
+                        "whole, general, or a baseline tokens:SIZE/OVERLAP, recursive:SIZE/OVERLAP, none; "
+                        "with the embedder: semantic:MAX, cluster:MAX, adaptive (the best-scoring of several cuts)")
     parser.add_argument("--override", action="append", metavar="GLOB=STRATEGY",
                         help="force a strategy for files matching GLOB (repeatable)")
     parser.add_argument("--disable-rule", action="append", metavar="RULE",
@@ -103,6 +113,10 @@ def _cutting(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pack-tokens", type=int,
                         help="put whole sibling sections, paragraphs, sheet rows and the pieces of what is over "
                         "the max together up to this (default 500)")
+    parser.add_argument("--budget", action="append", metavar="STRATEGY:KEY=VALUE[,KEY=VALUE]",
+                        help="sizes for the files cut with one strategy, e.g. sheet:pack=250 or "
+                        "section:max=800,pack=600 (keys min, max, ceiling, pack; repeatable; `seams evaluate "
+                        "--recommend` measures them)")
     parser.add_argument("--embed-heading-path", action=argparse.BooleanOptionalAction, default=None,
                         help="prefix the heading path to the text that is embedded")
 
@@ -213,13 +227,20 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--modes", help="comma-separated retrieval modes (default: all, vector,fts,hybrid)")
     evaluate.add_argument("--configs", help="comma-separated configurations (default: seams and the baselines "
                           "tokens:200/0, tokens:250/125, tokens:400/0, tokens:800/400, recursive:200/0, "
-                          "recursive:400/0, none); peers, each parsing and chunking its own way: peer:langchain, "
+                          "recursive:400/0, none); also semantic:MAX, cluster:MAX, adaptive, cut with the embedder; "
+                          "peers, each parsing and chunking its own way: peer:langchain, "
                           "peer:llamaindex, peer:unstructured, peer:chonkie (pip install 'seams[peers]')")
     evaluate.add_argument("--variant", action="append", metavar="KEY=VALUE[,KEY=VALUE]",
                           help="a variant of seams' default, e.g. max=400 or heading=on or strategy=section,max=600 "
                           "(forced for every file) or only=sheet,pack=250 (the budget only for the files the "
                           "classifier cuts as sheets) (keys: max, min, ceiling, pack, heading, cells=plain|piped, "
                           "strategy, only; repeatable)")
+    evaluate.add_argument("--budget", action="append", metavar="STRATEGY:KEY=VALUE[,KEY=VALUE]",
+                          help="also score seams' default with these sizes for one strategy's files, as "
+                          "`seams ingest --budget` takes them (repeatable)")
+    evaluate.add_argument("--recommend", action="store_true",
+                          help="sweep the sizes of each strategy the classifier picks on this folder, score them on "
+                          "the questions of that strategy's files, and print the winners as `seams ingest` flags")
     evaluate.add_argument("--out", help="report folder (default reports/evaluate-DATASET-EMBEDDER)")
     # A default of its own, unlike every other flag of a setting: the evaluation never writes into SEAMS_DB.
     evaluate.add_argument("--db", default=".seams/evaluate",
@@ -447,6 +468,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from flows.index.search import MODES
 
     configurations(configs, args.variant)  # unknown names are usage errors, before any work
+    if args.recommend and source != "folder":
+        raise UsageError("--recommend needs --folder and --questions: it sweeps the strategies the classifier "
+                         "picks on your own files")
     modes = list(MODES) if args.modes is None else [m.strip() for m in args.modes.split(",") if m.strip()]
     settings = _settings(args)
     Options(k=args.k, modes=tuple(modes), settings=settings)
@@ -454,8 +478,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     _require_runner(settings)
     with one_off_api():
-        run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, settings, args.out,
-                     args.limit)
+        if args.recommend:
+            from flows.app.evaluation import run_recommend
+
+            run_recommend(path, args.questions, args.k, modes, settings, args.out, args.limit)
+        else:
+            run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, settings, args.out,
+                         args.limit)
     return EXIT_OK
 
 

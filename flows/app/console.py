@@ -177,7 +177,7 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     out.print(f"strategy [bold]{escape(decision.strategy)}[/] — rule [bold]{escape(decision.rule)}[/]: "
               f"{escape(decision.evidence)}")
     out.print(f"[dim]{escape(_inspect_facts(doc, settings, path.name))}[/]")
-    out.print(_inspect_sizes(chunks, settings))
+    out.print(_inspect_sizes(chunks, settings, decision.strategy))
     for ordinal in selected:
         _inspect_chunk(out, ordinal, chunks[ordinal], full or chunk is not None, settings if embedded else None)
     return 0
@@ -220,8 +220,8 @@ def _inspect_facts(doc, settings: Settings, name: str) -> str:
     return "facts: " + " · ".join(parts)
 
 
-def _inspect_sizes(chunks: list, settings: Settings) -> str:
-    budget = settings.budget
+def _inspect_sizes(chunks: list, settings: Settings, strategy: str = "") -> str:
+    budget = settings.strategy_budgets.get(strategy, settings.budget)
     sizes = sorted(c.tokens for c in chunks)
     if not sizes:
         return "no chunks"

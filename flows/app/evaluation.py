@@ -25,9 +25,40 @@ def default_out(dataset_path: str, embedder: str) -> str:
     return str(Path("reports") / f"evaluate-{name}-{embedder}")
 
 
+def run_recommend(path: str, questions: str, k: int, modes: list[str], settings: Settings, out: str | None,
+                  limit: int | None):
+    """``seams evaluate --recommend``: the default and the sizes swept per strategy, scored on the
+    questions of each strategy's files; prints the winners as ``seams ingest`` flags."""
+    from flows.evaluate.recommend import choose, file_strategies, ingest_flags
+
+    evaluation = run_evaluate("folder", path, questions, ["seams"], None, k, modes, settings, out, limit, sweep=True)
+    mode = "hybrid" if "hybrid" in evaluation.options.modes else evaluation.options.modes[0]
+    choices = choose(evaluation, file_strategies(evaluation.dataset), mode)
+    stdout = _console()
+    table = Table(title=f"sizes per strategy · {mode} · hit@{k} % / recall % on the questions of its files")
+    for column in ("strategy", "files", "questions", "default", "tried", "best"):
+        table.add_column(column)
+    for choice in choices:
+        spec, hit, recall = choice.best
+        default = choice.scores[0]
+        tried = ", ".join(f"{s}: {100 * h:.1f} / {100 * r:.1f}" for s, h, r in choice.scores[1:])
+        table.add_row(choice.strategy, str(choice.files), str(choice.questions),
+                      f"{100 * default[1]:.1f} / {100 * default[2]:.1f}", tried,
+                      f"{spec or 'the default'} ({100 * hit:.1f} / {100 * recall:.1f})")
+    stdout.print(table)
+    flags = ingest_flags(choices)
+    if flags:
+        stdout.print(f"recommended: seams ingest {path} {flags}", markup=False)
+        stdout.print("check them on questions about other files: seams evaluate --folder … --questions … "
+                     f"--configs seams {flags}", markup=False)
+    else:
+        stdout.print("recommended: the default sizes (no size tried did better on these questions)")
+    return evaluation, choices
+
+
 def run_evaluate(source: str, path: str, questions: str | None, configs: list[str] | None,
                  variants: list[str] | None, k: int, modes: list[str], settings: Settings,
-                 out: str | None, limit: int | None):
+                 out: str | None, limit: int | None, sweep: bool = False):
     """Run the evaluation flow with progress on stderr; print the summary; return the Evaluation."""
     from flows.app.server import one_off_run, wait_for_api
     from flows.evaluate.runner import evaluate_flow, progress
@@ -41,7 +72,7 @@ def run_evaluate(source: str, path: str, questions: str | None, configs: list[st
 
     wait_for_api()
     with progress.listening(on_progress), one_off_run():
-        evaluation = evaluate_flow(source, path, questions, configs, variants, k, modes, settings, out, limit)
+        evaluation = evaluate_flow(source, path, questions, configs, variants, k, modes, settings, out, limit, sweep)
     print_summary(evaluation)
     stdout = _console()
     data = evaluation.dataset

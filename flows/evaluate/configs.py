@@ -3,6 +3,9 @@
 - ``seams``: the document-aware default — the classifier picks each file's strategy, default budget;
 - any strategy name (``section``, ``page``, …): forced for every file, with the default budget;
 - the baselines ``tokens:SIZE/OVERLAP``, ``recursive:SIZE/OVERLAP`` and ``none`` (whole documents);
+- the embedding-driven cuts of the studies: ``semantic:MAX`` (Kamradt), ``cluster:MAX`` (Chroma's
+  ClusterSemanticChunker) and ``adaptive`` (the best of several cuts per document by intrinsic
+  measures), cut with the evaluation's embedder;
 - peers, ``peer:NAME`` (``peer:langchain``, ``peer:llamaindex``, ``peer:unstructured``,
   ``peer:chonkie``): another tool's own parsing and chunking of the files (:mod:`flows.evaluate.peers`),
   embedded, stored and searched as seams' chunks are, scored by evidence containment;
@@ -48,6 +51,8 @@ class Configuration:
     label_rows: str = "off"  # table rows with their columns' labels in what is indexed: all, embed or off (Settings)
     only: str | None = None  # the budget is for files the classifier cuts with this strategy; the rest: default
     peer: str | None = None  # another tool parses and chunks the files (flows.evaluate.peers)
+    #: Strategies with sizes of their own (``seams evaluate --budget``, as ``seams ingest --budget``)
+    budgets: tuple[tuple[str, Budget], ...] = ()
 
     @property
     def baseline(self) -> bool:
@@ -66,7 +71,7 @@ class Configuration:
         """The most tokens a chunk should have: the merge ceiling, a baseline's SIZE, or None."""
         if self.strategy == "none" or self.peer is not None:
             return None
-        match = re.match(r"^(?:tokens|recursive):(\d+)", self.strategy or "")
+        match = re.match(r"^(?:tokens|recursive|semantic|cluster):(\d+)", self.strategy or "")
         return int(match.group(1)) if match else self.budget.merge_ceiling
 
     def kb(self, embedder: str, dataset: str = "") -> str:
@@ -147,9 +152,24 @@ def variant(spec: str) -> Configuration:
                          plain_cells=cells == "plain", label_rows=ROWS[rows], only=only)
 
 
-def configurations(names: list[str] | None = None, variants: list[str] | None = None) -> list[Configuration]:
-    """The configurations to compare, in order, without duplicates."""
+def with_budgets(budgets: dict[str, str], base: Budget | None = None) -> Configuration:
+    """The default with sizes per strategy (``{"sheet": "pack=250"}``), named ``seams budgets=…``."""
+    base = base or Budget()
+    try:
+        sized = tuple((strategy, base.adjusted(spec)) for strategy, spec in sorted(budgets.items()))
+    except ValueError as exc:
+        raise UsageError(f"--budget: {exc}") from None
+    name = f"{DEFAULT} budgets=" + " ".join(f"{strategy}:{spec}" for strategy, spec in sorted(budgets.items()))
+    return Configuration(name, budget=base, budgets=sized)
+
+
+def configurations(names: list[str] | None = None, variants: list[str] | None = None,
+                   budgets: dict[str, str] | None = None) -> list[Configuration]:
+    """The configurations to compare, in order, without duplicates; ``budgets``: also the default
+    with those sizes per strategy (:func:`with_budgets`)."""
     chosen = [configuration(n) for n in (names or DEFAULT_CONFIGS)] + [variant(v) for v in variants or ()]
+    if budgets:
+        chosen.append(with_budgets(budgets))
     unique: dict[str, Configuration] = {}
     for config in chosen:
         unique.setdefault(config.name, config)

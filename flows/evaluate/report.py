@@ -234,6 +234,18 @@ def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "")
                "SIZE (baselines). *Tables split w/o header*: chunks that start inside a table past its header "
                "rows without repeating them. *Headers at chunk end*: chunks whose last line is a section header "
                "(glued to the previous section). Embed time counts only texts not already in the cache.\n")
+    out.append("## Intrinsic measures\n")
+    body = [[c.configuration, _pct(c.size_compliance), _pct(c.block_integrity), _pct(c.cohesion), _pct(c.coherence),
+             "not measured"] for c in evaluation.costs]
+    out.append(markdown_table(["configuration", "size compliance %", "block integrity %", "cohesion %",
+                               "coherence %", "references completeness"], body,
+                              right=[False, True, True, True, True, False]) + "\n")
+    out.append("As the \"Adaptive Chunking\" study defines them, each the mean over documents: *size "
+               "compliance*, chunks between the min and the configuration's max; *block integrity*, tables, "
+               "lists and heading-body pairs that fit the max and that a chunk holds whole; *cohesion*, the "
+               "cosine of a chunk's ~50-token pieces with the chunk; *coherence*, the cosine of a chunk with "
+               "the text around it (both with the evaluation's embedder). References completeness needs a "
+               "coreference model; none runs offline here.\n")
     peers = [c for c in evaluation.costs if c.peak_rss is not None]
     if peers:
         out.append("## Peers: what they read and what they hold\n")
@@ -390,6 +402,8 @@ def cost_rows(evaluation: Evaluation) -> list[dict]:
         "strategies": "; ".join(f"{s}={n}" for s, n in c.strategies),
         "evidence": c.evidence, "evidence_lost": c.evidence_lost, "evidence_altered": c.evidence_altered,
         "files_unread": len(c.unread), "peak_rss_bytes": c.peak_rss,
+        "size_compliance": c.size_compliance, "block_integrity": c.block_integrity, "cohesion": c.cohesion,
+        "coherence": c.coherence,
     } for c in evaluation.costs]
 
 

@@ -90,6 +90,13 @@ class Cost:
     #: and the child's peak resident memory in bytes (None for seams' configurations, cut in-process).
     unread: tuple[tuple[str, str], ...] = ()
     peak_rss: int | None = None
+    #: Intrinsic measures (:mod:`splitters.quality`), each the mean over documents of the per-document
+    #: value; None where not measured (a peer's chunks are not spans of seams' text). References
+    #: completeness needs a coreference model that runs offline: never measured.
+    size_compliance: float | None = None
+    block_integrity: float | None = None
+    cohesion: float | None = None
+    coherence: float | None = None
 
 
 @dataclass(frozen=True)

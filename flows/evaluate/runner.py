@@ -30,6 +30,7 @@ from prefect.utilities.annotations import quote
 
 from classifiers import Decision
 from flows.embed import Embedder, embed_cached, embedder_for, text_hash
+from flows.embed.cutting import cutting_embed
 from flows.errors import UsageError
 from flows.evaluate import metrics, report
 from flows.evaluate.configs import Configuration, configurations
@@ -43,8 +44,10 @@ from flows.ingest.pipeline import CutConfig, FileRef, Outcome, cut_document, emb
 from flows.ingest.rows import chunk_rows
 from flows.progress import Listeners
 from flows.settings import Settings
-from splitters import Budget, Chunk
-from splitters.chunk import cl100k
+from splitters import Budget, Chunk, Embed
+from splitters import quality as intrinsic
+from splitters.chunk import cl100k, cl100k_counter
+from splitters.semantic import piece_spans, piece_vectors
 
 _COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]  # what scoring reads of a ranked chunk (flows.index.schema.ROW_COLUMNS)
 
@@ -86,13 +89,15 @@ def embed_texts(texts: dict[str, str], embedder: Embedder, store: Store, batch: 
     return vectors, new, time.perf_counter() - started if new else 0.0
 
 
-def cut_configuration(dataset: Dataset, config: Configuration) -> tuple[dict[str, tuple[Decision, list[Chunk]]], float]:
-    """Every document of the collection cut with the configuration. Returns (doc_id -> cut, seconds)."""
+def cut_configuration(dataset: Dataset, config: Configuration, embed: Embed | None = None
+                      ) -> tuple[dict[str, tuple[Decision, list[Chunk]]], float]:
+    """Every document of the collection cut with the configuration (``embed``: for the cuts that
+    embed, :func:`cut_embedder`). Returns (doc_id -> cut, seconds)."""
     started = time.perf_counter()
     labels = config.label_rows != "off"
-    cut_config = CutConfig(config.budget, config.strategy, label_rows=labels)
+    cut_config = CutConfig(config.budget, config.strategy, label_rows=labels, budgets=dict(config.budgets))
     if config.only is None:
-        cuts = {doc_id: cut_document(doc, cut_config, doc_id) for doc_id, doc in dataset.documents.items()}
+        cuts = {doc_id: cut_document(doc, cut_config, doc_id, embed) for doc_id, doc in dataset.documents.items()}
         return cuts, time.perf_counter() - started
     # only=STRATEGY: the default cut, except for the files the classifier gives STRATEGY
     default = CutConfig(Budget(), label_rows=labels)
@@ -100,7 +105,7 @@ def cut_configuration(dataset: Dataset, config: Configuration) -> tuple[dict[str
     for doc_id, doc in dataset.documents.items():
         cuts[doc_id] = cut_document(doc, default, doc_id)
         if cuts[doc_id][0].strategy == config.only:
-            cut = cut_document(doc, cut_config, doc_id)
+            cut = cut_document(doc, cut_config, doc_id, embed)
             if cut[0].strategy == config.only:
                 cuts[doc_id] = cut
     return cuts, time.perf_counter() - started
@@ -127,6 +132,45 @@ def cut_peer(dataset: Dataset, config: Configuration) -> tuple[dict[str, tuple[D
             offset += len(text) + 1
         cuts[doc_id] = (decision, chunks)
     return cuts, run.seconds, run
+
+
+def cut_embedder(options: Options) -> Embed:
+    """The embedding function the embedding-driven cuts and the intrinsic measures use: the
+    evaluation's embedder, through its embedding cache."""
+    return cutting_embed(embedder_for(options.settings), Store(options.store_uri, "eval"), options.batch)
+
+
+#: doc_id -> (piece spans, their unit vectors): the pieces every cut of a document is measured with.
+Pieces = dict[str, tuple[list[tuple[int, int]], np.ndarray | None]]
+
+
+def document_pieces(dataset: Dataset, embed: Embed | None) -> Pieces:
+    """Each document's ~50-token pieces and, with ``embed``, their vectors (once per data set)."""
+    count = cl100k_counter()
+    pieces: Pieces = {}
+    for doc_id, doc in dataset.documents.items():
+        spans = piece_spans(doc, count)
+        pieces[doc_id] = (spans, piece_vectors(doc, spans, embed) if embed is not None and spans else None)
+    return pieces
+
+
+def intrinsic_measures(dataset: Dataset, config: Configuration, cuts: dict[str, tuple[Decision, list[Chunk]]],
+                       pieces: Pieces) -> dict[str, float | None]:
+    """The configuration's intrinsic measures (:mod:`splitters.quality`), each the mean over the
+    documents that have it."""
+    count = cl100k_counter()
+    values: dict[str, list[float]] = {"size_compliance": [], "block_integrity": [], "cohesion": [], "coherence": []}
+    for doc_id, (_, chunks) in cuts.items():
+        doc = dataset.documents.get(doc_id)
+        if doc is None or not chunks:
+            continue
+        spans, vectors = pieces.get(doc_id, ([], None))
+        measured = intrinsic.measure(doc, chunks, count, config.budget.min_tokens, config.size_limit, spans, vectors)
+        for name in values:
+            value = getattr(measured, name)
+            if value is not None:
+                values[name].append(value)
+    return {name: statistics.fmean(v) if v else None for name, v in values.items()}
 
 
 def evidence_lost(dataset: Dataset, cuts: dict[str, tuple[Decision, list[Chunk]]]) -> tuple[int, int, int]:
@@ -171,7 +215,8 @@ def config_settings(config: Configuration, options: Options, dataset: str = "") 
 
 
 def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str, tuple[Decision, list[Chunk]]],
-                        cut_seconds: float, options: Options, run: PeerRun | None = None) -> Cost:
+                        cut_seconds: float, options: Options, run: PeerRun | None = None,
+                        pieces: Pieces | None = None) -> Cost:
     """Embed the configuration's chunks (cache first) and write them as a fresh KB with its
     full-text index. Returns the configuration's cost and intrinsic checks."""
     settings = config_settings(config, options, dataset.name)
@@ -210,6 +255,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
         strategies[decision.strategy] = strategies.get(decision.strategy, 0) + 1
     evidence, lost, altered = evidence_lost(dataset, cuts)
     peer = config.peer is not None  # a peer's chunks are not spans of seams' text: no intrinsic checks
+    measures = {} if peer or pieces is None else intrinsic_measures(dataset, config, cuts, pieces)
     return Cost(
         configuration=config.name,
         chunks=len(all_chunks),
@@ -230,6 +276,7 @@ def index_configuration(dataset: Dataset, config: Configuration, cuts: dict[str,
         strategies=tuple(sorted(strategies.items())),
         evidence=evidence, evidence_lost=lost, evidence_altered=altered,
         unread=run.failed if run else (), peak_rss=run.peak_rss if run else None,
+        **measures,
     )
 
 
@@ -325,6 +372,7 @@ _cut = task(name="cut-configuration", cache_policy=NO_CACHE)(cut_configuration)
 _cut_peer = task(name="cut-peer", cache_policy=NO_CACHE)(cut_peer)
 _index = task(name="index-configuration", cache_policy=NO_CACHE)(index_configuration)
 _score = task(name="score-configuration", cache_policy=NO_CACHE)(score_configuration)
+_pieces = task(name="embed-pieces", cache_policy=NO_CACHE)(document_pieces)
 
 
 @task(name="embed-questions", cache_policy=NO_CACHE)
@@ -349,22 +397,34 @@ def _retrieve(config: Configuration, questions: Sequence[Question], query_vector
 @flow(name="seams-evaluate", log_prints=False)
 def evaluate_flow(source: str, path: str, questions: str | None = None, configs: list[str] | None = None,
                   variants: list[str] | None = None, k: int = 5, modes: list[str] | None = None,
-                  settings: Settings | None = None, out: str | None = None, limit: int | None = None) -> Evaluation:
+                  settings: Settings | None = None, out: str | None = None, limit: int | None = None,
+                  sweep: bool = False) -> Evaluation:
     """Score chunking configurations × retrieval modes on questions with known evidence spans.
 
     ``settings`` name the embedder, the evaluation database (``db``, default ``.seams/evaluate``) and
-    the embedding threads and batch size; without them, ``SEAMS_*`` does."""
+    the embedding threads and batch size; without them, ``SEAMS_*`` does. ``sweep``: also the variants
+    ``--recommend`` compares (:mod:`flows.evaluate.recommend`), for the strategies the classifier
+    picks on this data set."""
     started = time.perf_counter()
     options = Options(k=k, modes=tuple(modes or MODES), settings=settings or Settings(db=DEFAULT_DB))
-    chosen = configurations(configs, variants)
+    chosen = configurations(configs, variants, options.settings.budgets)
     embedder_for(options.settings)  # an unknown or missing embedder fails before any work
     _say(f"loading the {source} data set from {path}")
     dataset = _load(source, path, questions).limited(limit)
     parse_seconds = time.perf_counter() - started
+    if sweep:
+        from flows.evaluate.recommend import file_strategies, sweep_variants
+
+        swept = sweep_variants(file_strategies(dataset), dataset)
+        chosen = configurations(configs, [*(variants or ()), *swept], options.settings.budgets)
+        _say(f"--recommend: {len(swept)} variants for the strategies the classifier picks here")
     _say(f"{len(dataset.documents)} documents, {len(dataset.questions)} questions "
          f"({len(dataset.unlocated)} unlocated), {dataset.excerpts} excerpts located "
          f"({', '.join(f'{n} {m}' for m, n in sorted(dataset.methods.items()))})")
     query_vectors, query_seconds = _embed_questions(quote(dataset.questions), options)
+    embed = cut_embedder(options)
+    _say("embedding each document's ~50-token pieces (the intrinsic measures and the semantic cuts use them)")
+    pieces = _pieces(quote(dataset), quote(embed))
     costs: list[Cost] = []
     scores: list[QueryScore] = []
     retrieval_seconds, fts_failures = 0.0, 0
@@ -374,8 +434,8 @@ def evaluate_flow(source: str, path: str, questions: str | None = None, configs:
             cuts, cut_seconds, run = _cut_peer(quote(dataset), config)
         else:
             _say(f"[{number}/{len(chosen)}] {config.name}: cutting {len(dataset.documents)} documents")
-            (cuts, cut_seconds), run = _cut(quote(dataset), config), None
-        cost = _index(quote(dataset), config, quote(cuts), cut_seconds, options, quote(run))
+            (cuts, cut_seconds), run = _cut(quote(dataset), config, quote(embed)), None
+        cost = _index(quote(dataset), config, quote(cuts), cut_seconds, options, quote(run), quote(pieces))
         costs.append(cost)
         _say(f"[{number}/{len(chosen)}] {config.name}: {cost.chunks:,} chunks (mean {cost.tokens_mean:.0f} tokens), "
              f"{cost.embedded:,} embedded, {cost.reused:,} from the cache; querying {', '.join(options.modes)}")

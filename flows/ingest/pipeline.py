@@ -14,17 +14,31 @@ import logging
 import os
 import stat
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
 from classifiers import DEFAULT_RULES, Decision, build_rules, classify, gather_facts
+from flows.embed import EmbedConfig, embed_config, get_embedder
+from flows.embed.cutting import cutting_embed
+from flows.embed.spec import DEFAULT_SPEC
 from flows.settings import MAX_TEXT_CHARS
 from parsers import ParseError, parse
 from parsers.errors import TooLarge
 from parsers.model import CELL_SEPARATOR, Document
 from parsers.ocr import OcrOptions
-from splitters import Budget, Chunk, TokenCounter, cl100k_counter, get_strategy, split_document
+from splitters import (
+    ADAPTIVE,
+    Budget,
+    Chunk,
+    Embed,
+    TokenCounter,
+    cl100k_counter,
+    cut_adaptive,
+    get_strategy,
+    split_document,
+)
+from splitters.adaptive import explain
 from splitters.chunk import HEADING_SEPARATOR, cl100k_floor, counts_cl100k, passages
 
 log = logging.getLogger(__name__)
@@ -62,6 +76,12 @@ class CutConfig:
     #: Write the chunks' table rows with their columns' labels (Settings.label_rows not "off"): a
     #: third of a tall sheet's cutting time, so skipped when nothing indexes them.
     label_rows: bool = True
+    #: The knowledge base's embedder, for the cuts that embed (semantic, cluster, adaptive): built in
+    #: the process that cuts, only when such a cut is asked for.
+    embedder: str = DEFAULT_SPEC
+    embed_config: EmbedConfig = field(default_factory=EmbedConfig)
+    #: Strategies with sizes of their own (Settings.budgets); the others are cut with ``budget``.
+    budgets: dict[str, Budget] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings) -> CutConfig:
@@ -69,7 +89,8 @@ class CutConfig:
         ocr = settings.ocr_options(OCR_TIME_SHARE * settings.file_timeout_s)
         return cls(settings.budget, settings.strategy, dict(settings.overrides), settings.max_file_mb * 1024 * 1024,
                    tuple(settings.disabled_rules), dict(settings.rule_strategies), settings.max_text_chars, ocr,
-                   settings.label_rows != "off")
+                   settings.label_rows != "off", settings.embedder or DEFAULT_SPEC, embed_config(settings),
+                   settings.strategy_budgets)
 
     def rules(self) -> tuple:
         if not self.disabled_rules and not self.rule_strategies:
@@ -114,7 +135,9 @@ def decide(doc: Document, tokens: int, config: CutConfig, name: str) -> Decision
     return classify(facts, rules=config.rules(), overrides=config.overrides)
 
 
-def cut_document(doc: Document, config: CutConfig, name: str) -> tuple[Decision, list[Chunk]]:
+def cut_document(doc: Document, config: CutConfig, name: str, embed: Embed | None = None) -> tuple[Decision, list[Chunk]]:
+    """The document classified and cut. ``embed``: the embedding function for the strategies that
+    need one (the evaluation passes one that caches); without it, the config's embedder is built."""
     count = _counter()
     # The classifier only compares the count with the max (the short-document rule). A document
     # that is over it by a bound found without tokenising (a tall sheet: one token a cell at least)
@@ -122,8 +145,24 @@ def cut_document(doc: Document, config: CutConfig, name: str) -> tuple[Decision,
     floor = cl100k_floor(doc.text)
     tokens = count(doc.text) if floor <= config.budget.max_tokens else None
     decision = decide(doc, floor if tokens is None else tokens, config, name)
-    return decision, split_document(doc, decision.strategy, _knowing(count, doc.text, tokens), config.budget,
-                                    config.label_rows)
+    counter = _knowing(count, doc.text, tokens)
+    if get_strategy(decision.strategy).embeds and embed is None:
+        embed = _embed_function(config.embedder, config.embed_config)
+    if decision.strategy == ADAPTIVE:
+        # The classifier's own choice is the first candidate (an override or --strategy chose adaptive).
+        unforced = replace(config, strategy=None,
+                           overrides={k: v for k, v in config.overrides.items() if v != ADAPTIVE})
+        first = decide(doc, floor if tokens is None else tokens, unforced, name).strategy
+        winner, scored = cut_adaptive(doc, counter, config.budget, embed, first, config.label_rows)
+        return Decision(winner.strategy, ADAPTIVE, f"{decision.evidence}: {explain(winner, scored)}"), list(winner.chunks)
+    budget = config.budgets.get(decision.strategy, config.budget)
+    return decision, split_document(doc, decision.strategy, counter, budget, config.label_rows, embed)
+
+
+@lru_cache(maxsize=4)
+def _embed_function(spec: str, config: EmbedConfig) -> Embed:
+    """One embedding function per embedder and process (a worker builds the model once)."""
+    return cutting_embed(get_embedder(spec, config.threads, config))
 
 
 def _knowing(count: TokenCounter, text: str, tokens: int | None) -> TokenCounter:
