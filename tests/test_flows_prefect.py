@@ -17,7 +17,7 @@ from conftest import descendants, running
 
 from flows.app.server import HEARTBEAT_VARIABLES, one_off_run
 from flows.index.store import Store
-from flows.ingest.flow import ingest_flow
+from flows.ingest.flow import ingest_flow, report_of
 from flows.ingest.report import FAILURES_STATE, artifact_key
 from flows.settings import Settings
 
@@ -39,15 +39,37 @@ def _artifacts(flow_run_id, key: str):
             key=ArtifactFilterKey(any_=[key]), flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id])))
 
 
-def test_failed_file_is_in_the_artifact_and_the_run_completes(prefect_harness, tmp_path):
+def _failed_or_crashed(flow_run_ids) -> int:
+    """How many of these runs the dashboard's home page counts among "failed or crashed runs" (the
+    same count by state type the page asks the API for)."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterId,
+        FlowRunFilterState,
+        FlowRunFilterStateType,
+    )
+    from prefect.client.schemas.objects import StateType
+
+    with get_client(sync_client=True) as client:
+        return client.count_flow_runs(flow_run_filter=FlowRunFilter(
+            id=FlowRunFilterId(any_=list(flow_run_ids)),
+            state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.FAILED, StateType.CRASHED]))))
+
+
+def test_failed_file_fails_the_run_after_the_others_are_written(prefect_harness, tmp_path):
+    """Issue #37: a run in which a file failed ends Failed (the dashboard counts it among failed runs),
+    its message naming the file, after the good files, the artifacts and the logs are all written; a
+    second run in which the same broken file is unchanged is not failed (it is not red forever)."""
     root = _folder(tmp_path / "docs")
     settings = Settings(db=str(tmp_path / "db"), kb="art_kb", embedder="hashing", workers=1)
     state = ingest_flow([str(root)], settings, return_state=True)
-    assert state.is_completed(), state
-    assert state.name == FAILURES_STATE, "a run with failed files must look different in the runs list"
-    assert "1 failed" in state.message and "2 added" in state.message
-    report = state.result()
-    assert report.failed == 1
+    assert state.is_failed() and state.name == "Failed", state
+    assert state.message.startswith("1 file failed: broken.pdf (corrupt); 2 added"), state.message
+    report = report_of(state)
+    assert report.failed == 1 and report.count("added") == 2
+    indexed = {row["doc_id"] for row in Store(settings.db, "art_kb").manifest().values() if row["status"] == "indexed"}
+    assert indexed == {"good.md", "notes.txt"}
     db = settings.db_location()
 
     table = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "files", db))
@@ -68,8 +90,18 @@ def test_failed_file_is_in_the_artifact_and_the_run_completes(prefect_harness, t
     assert any(level == logging.INFO and m.startswith("good.md: added") for level, m in logs), logs
     assert any(m.startswith("2 added, 0 updated") and "1 failed" in m for _, m in logs), "the summary line"
 
+    again = ingest_flow([str(root)], settings, return_state=True)  # broken.pdf unchanged since it failed
+    assert again.is_completed() and again.name == FAILURES_STATE, again
+    assert "1 failed (1 unchanged since they failed" in again.message
+    retried = ingest_flow([str(root)], settings.model_copy(update={"retry_failed": True}), return_state=True)
+    assert retried.is_failed(), "a file tried again at the user's asking, and failing again, fails the run"
     clean = ingest_flow([str(root / "good.md")], settings.model_copy(update={"kb": "clean"}), return_state=True)
-    assert clean.name == "Completed"
+    assert clean.is_completed() and clean.name == "Completed"
+
+    runs = [s.state_details.flow_run_id for s in (state, again, retried, clean)]
+    assert _failed_or_crashed(runs[:1]) == 1, "the dashboard's home page counts the run with a new failure"
+    assert _failed_or_crashed(runs[1:2]) == 0, "and not the next one, whose broken file had not changed"
+    assert _failed_or_crashed(runs) == 2
 
 
 def _logs(flow_run_id, ready) -> list[tuple[int, str]]:
@@ -135,7 +167,7 @@ def test_one_off_runs_send_no_heartbeats_unless_asked(prefect_harness, tmp_path,
             break
         time.sleep(0.5)
     assert beat in events[default] and beat in events[asked], events
-    assert f"prefect.flow-run.{FAILURES_STATE}" in events[quiet] and beat not in events[quiet], events[quiet]
+    assert "prefect.flow-run.Failed" in events[quiet] and beat not in events[quiet], events[quiet]
 
 
 def test_artifact_keys_are_valid():
@@ -201,8 +233,8 @@ def test_dask_runner_with_a_local_cluster_of_processes(prefect_harness, tmp_path
         (root / f"extra-{i}.txt").write_text(f"문서 {i}. " + "내용 " * 50, "utf-8")
     local = Settings(db=str(tmp_path / "local"), embedder="hashing", workers=1, batch_files=2)
     dask = local.model_copy(update={"db": str(tmp_path / "dask"), "runner": "dask", "workers": 2})
-    local_report = flow_for(local)([str(root)], local)
-    dask_report = flow_for(dask)([str(root)], dask)
+    local_report = report_of(flow_for(local)([str(root)], local, return_state=True))
+    dask_report = report_of(flow_for(dask)([str(root)], dask, return_state=True))
     assert dask_report.count("added") == local_report.count("added") == 8 and dask_report.failed == 1
 
     def rows(db):

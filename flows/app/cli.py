@@ -1,7 +1,8 @@
 """The ``seams`` command line.
 
-Exit codes: 0 all good; 1 some files failed (the rest were indexed), or the embedder's endpoint
-failed a search; 2 usage error (bad arguments,
+Exit codes: 0 all good (files that failed at an earlier run and did not change since are counted in
+the summary, not in the code); 1 files failed in this run (the rest were indexed; the run is
+``Failed`` in Prefect too), or the embedder's endpoint failed a search; 2 usage error (bad arguments,
 missing paths, unknown names, no such database or knowledge base); 3 no Prefect server could be
 started (nothing was run); 4 internal error (a crash: out of memory, a failed write, a bug — one line,
 the traceback with ``SEAMS_DEBUG=1``); 130 interrupted.
@@ -311,7 +312,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     _ocr_note(args.paths, settings)
     with one_off_api():
         report = console.ingest_with_progress([str(p) for p in args.paths], settings, as_json=args.json)
-    return EXIT_SOME_FAILED if report.failed else EXIT_OK
+    return EXIT_SOME_FAILED if report.new_failures else EXIT_OK  # as the run's state: stale failures are not new
 
 
 #: Image names the OCR note at the start of ``seams ingest`` looks for, and how many entries it looks at.

@@ -3,7 +3,9 @@
 :class:`IngestReport` holds a :class:`FileReport` per file (added, updated, unchanged, deleted, failed or
 skipped, with its type, strategy, rule, chunks, tokens and error); the run publishes it as artifacts
 (a table of files, failed ones first, and the counts) and logs a line per file on the Prefect server.
-A run with failed files ends in the state :data:`FAILURES_STATE`.
+A run in which files failed ends in a state of Prefect's failed type (:func:`final_state`), so the
+dashboard counts it among failed runs; a run whose only failed files failed at an earlier run and have
+not changed since ends completed, in the state :data:`FAILURES_STATE`.
 """
 
 from __future__ import annotations
@@ -81,6 +83,12 @@ class IngestReport:
         counts = {action: self.count(action) for action in ("added", "updated", "unchanged", "deleted", "failed",
                                                              "skipped", "kept")}
         return dict(counts, unchanged=counts["unchanged"] - stale, failed=self.failed)
+
+    @property
+    def new_failures(self) -> list[FileReport]:
+        """The files that failed in this run (tried and failed, or kept their old chunks because this
+        run could not replace them), not those unchanged since an earlier run failed them."""
+        return [f for f in self.files if f.status == "failed" and f.action != "unchanged"]
 
     @property
     def stale_failures(self) -> int:
@@ -199,9 +207,30 @@ def progress_artifact(kb: str, db: str) -> Callable[[int, int], None]:
     return update
 
 
-#: The name of a completed run's state when some of its files failed (CamelCase like Prefect's own
-#: names, e.g. ``AwaitingRetry``; the run's events are named after it: ``prefect.flow-run.CompletedWithFailures``).
+#: The name of a completed run's state when files failed at an earlier run and have not changed since
+#: (CamelCase like Prefect's own names, e.g. ``AwaitingRetry``; the run's events are named after it:
+#: ``prefect.flow-run.CompletedWithFailures``). Nothing failed *in* that run, so it is not red; the
+#: dashboard's run list still tells it from a clean ``Completed``.
 FAILURES_STATE = "CompletedWithFailures"
+#: Failed files named in a failed run's state message; the files artifact lists them all.
+NAMED_FAILURES = 5
+
+
+def final_state(report: IngestReport, summary: str):
+    """The run's final state: ``Failed`` (Prefect's failed type: the dashboard's home page counts it,
+    and automations on ``prefect.flow-run.Failed`` fire) when files failed in this run, its message
+    naming them; else ``Completed``, named :data:`FAILURES_STATE` when only files that failed at an
+    earlier run and did not change since are failed. Either way every good file was written and the
+    artifacts published before; the state carries the report as its data."""
+    from prefect.states import Completed, Failed
+
+    new = report.new_failures
+    if not new:
+        return Completed(message=summary, data=report, name=FAILURES_STATE if report.failed else "Completed")
+    named = ", ".join(f"{f.doc_id} ({f.error_kind})" for f in new[:NAMED_FAILURES])
+    more = f" and {len(new) - NAMED_FAILURES} more" if len(new) > NAMED_FAILURES else ""
+    noun = "file" if len(new) == 1 else "files"
+    return Failed(message=f"{len(new)} {noun} failed: {named}{more}; {summary}", data=report, name="Failed")
 
 
 def server_logger() -> logging.LoggerAdapter:
