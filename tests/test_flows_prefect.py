@@ -382,3 +382,38 @@ def test_serve_soak_stays_flat_stops_on_signals_and_restarts_with_its_own_parame
         stop_seconds = _stop(process, signal.SIGINT, log2)
     assert stop_seconds < 15, f"Ctrl-C took {stop_seconds:.0f} s"
     assert "Traceback" not in log2.read_text(), log2.read_text()[-3000:]
+
+
+def _emit(count: int) -> None:
+    from prefect.events import emit_event
+
+    for i in range(count):
+        emit_event(event="seams.test.drain", resource={"prefect.resource.id": f"seams.test.{i}"})
+
+
+def test_prefect_queues_are_drained_without_a_warning(prefect_harness, caplog):
+    """Issue #37: ``EventsWorker - Still processing items: N items remaining...`` after most runs'
+    summaries. Prefect logs it whenever its events (or logs) worker is stopped with items still queued;
+    seams lets the queues empty first, then stops the workers."""
+    from prefect.events.worker import EventsWorker
+
+    from flows.app.server import _drain_prefect_workers
+
+    caplog.set_level(logging.WARNING)
+    _emit(2000)
+    EventsWorker.drain_all(timeout=60)  # what Prefect does at exit: the check below can fail
+    assert "Still processing items" in caplog.text, "the events were sent before the drain: emit more"
+    caplog.clear()
+    _emit(300)
+    _drain_prefect_workers()
+    assert "Still processing items" not in caplog.text
+
+
+def test_an_error_in_a_run_is_not_chained_to_the_missing_concurrency_limit(prefect_harness):
+    """Issue #37: a run's crash showed first a 404 for the knowledge base's concurrency limit (none
+    exists outside ``seams serve``), as the cause of everything after it."""
+    from flows.ingest.flow import kb_slot
+
+    with pytest.raises(RuntimeError) as raised, kb_slot("no_limit_here"):
+        raise RuntimeError("the run's own error")
+    assert raised.value.__context__ is None and raised.value.__cause__ is None

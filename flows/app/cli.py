@@ -283,6 +283,24 @@ def _require_runner(settings: Settings) -> None:
         raise UsageError("the dask runner needs the optional extra: pip install 'seams[dask]'")
 
 
+def _require_db_location(db: str) -> None:
+    """A new database is made with its missing parent folders by the run's first step: under a file
+    (``--db /dev/null/db``) or in a folder seams may not write, that was a crash with a traceback.
+    Checked by the commands that write (``inspect`` and ``search`` only read, and may run where
+    the default ``.seams/`` cannot be made)."""
+    import os
+
+    if "://" in db or Path(db).expanduser().exists():
+        return
+    above = Path(db).expanduser().absolute().parent
+    while not above.exists():
+        above = above.parent
+    if not above.is_dir():
+        raise UsageError(f"cannot make a database at {db}: {above} is not a folder")
+    if not os.access(above, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot make a database at {db}: no permission to write in {above}")
+
+
 def _require_same_embedder(settings: Settings) -> None:
     """An ingest naming another embedder than the knowledge base's is a usage error before any server
     starts or file is read (the flow checks again, under the knowledge base's lock)."""
@@ -308,6 +326,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from flows.app.server import one_off_api
 
     _require_runner(settings)
+    _require_db_location(settings.db)
     _require_same_embedder(settings)
     _ocr_note(args.paths, settings)
     with one_off_api():
@@ -386,6 +405,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError("--retry-failed is for the run started at once; it cannot go with --no-run-now")
     settings = _settings(args)
     _require_runner(settings)
+    _require_db_location(settings.db)
     # Served runs happen in the background: show their start/finish and summary lines (not task states).
     os.environ.setdefault("PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL", "INFO")
     if os.environ.get("PREFECT_API_URL"):
@@ -444,6 +464,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from flows.app.server import one_off_api
 
     _require_runner(settings)
+    _require_db_location(settings.db)
     with one_off_api():
         run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, settings, args.out,
                      args.limit)
