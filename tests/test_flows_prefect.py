@@ -62,6 +62,7 @@ def test_failed_file_fails_the_run_after_the_others_are_written(prefect_harness,
     its message naming the file, after the good files, the artifacts and the logs are all written; a
     second run in which the same broken file is unchanged is not failed (it is not red forever)."""
     root = _folder(tmp_path / "docs")
+    (root / "random.bin").write_bytes(bytes(range(256)) * 4)  # skipped: a type seams does not read
     settings = Settings(db=str(tmp_path / "db"), kb="art_kb", embedder="hashing", workers=1)
     state = ingest_flow([str(root)], settings, return_state=True)
     assert state.is_failed() and state.name == "Failed", state
@@ -78,6 +79,9 @@ def test_failed_file_fails_the_run_after_the_others_are_written(prefect_harness,
     by_file = {row["file"]: row for row in rows}
     assert by_file["broken.pdf"]["status"] == "failed" and by_file["broken.pdf"]["error"].startswith("corrupt")
     assert by_file["good.md"]["action"] == "added" and by_file["good.md"]["chunks"] >= 1
+    # the long error after the short columns (before, they scrolled out of sight behind it)
+    assert list(rows[0]) == ["file", "status", "action", "format", "strategy", "rule", "chunks", "tokens", "error",
+                             "folder"]
 
     summary = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "summary", db))
     assert "| added | 2 |" in summary[0].data and "| failed | 1 |" in summary[0].data
@@ -88,6 +92,8 @@ def test_failed_file_fails_the_run_after_the_others_are_written(prefect_harness,
     logs = _logs(state.state_details.flow_run_id, lambda found: any("broken.pdf" in m for _, m in found))
     assert any(level == logging.WARNING and m.startswith("broken.pdf: failed — corrupt") for level, m in logs), logs
     assert any(level == logging.INFO and m.startswith("good.md: added") for level, m in logs), logs
+    # a skipped file keeps its reason (it read "random.bin: skipped ·  ·  () · 0 chunks")
+    assert any(level == logging.INFO and m.startswith("random.bin: skipped — unsupported: ") for level, m in logs), logs
     assert any(m.startswith("2 added, 0 updated") and "1 failed" in m for _, m in logs), "the summary line"
 
     again = ingest_flow([str(root)], settings, return_state=True)  # broken.pdf unchanged since it failed

@@ -164,12 +164,13 @@ def artifact_key(kb: str, what: str, db: str = "") -> str:
 def publish(report: IngestReport) -> None:
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-    # Failed files first, and their error right after the name: the dashboard cuts wide tables off.
+    # Failed files first; the short columns before the error, whose long text would push them out of
+    # sight in the dashboard's table (it scrolls sideways), and the folder last.
     ordered = sorted(report.files, key=lambda f: f.status != "failed")
     rows = [{
-        "file": f.doc_id, "status": f.status, "error": f"{f.error_kind}: {f.error}" if f.error_kind else "",
-        "action": f.action, "format": f.format, "strategy": f.strategy, "rule": f.rule, "chunks": f.chunks,
-        "tokens": f.tokens, "folder": f.root,
+        "file": f.doc_id, "status": f.status, "action": f.action, "format": f.format, "strategy": f.strategy,
+        "rule": f.rule, "chunks": f.chunks, "tokens": f.tokens,
+        "error": f"{f.error_kind}: {f.error}" if f.error_kind else "", "folder": f.root,
     } for f in ordered]
     create_table_artifact(rows, key=artifact_key(report.kb, "files", report.db),
                           description=f"Files of this ingest of knowledge base {report.kb!r} in {report.db}")
@@ -248,12 +249,14 @@ def server_logger() -> logging.LoggerAdapter:
 
 
 def file_logger(logger: logging.LoggerAdapter) -> Callable[[FileReport, int, int], None]:
-    """A line per file in the run's logs on the server: INFO for each file indexed, WARNING for each
-    that failed."""
+    """A line per file in the run's logs on the server: INFO for each file indexed or skipped (with
+    the reason), WARNING for each that failed."""
 
     def log_file(report: FileReport, done: int, total: int) -> None:
         if report.status == "failed":
             logger.warning("%s: %s — %s: %s", report.doc_id, report.action, report.error_kind, report.error)
+        elif report.error_kind and report.action != "unchanged":  # skipped: a type seams does not read
+            logger.info("%s: %s — %s: %s", report.doc_id, report.action, report.error_kind, report.error)
         elif report.action != "unchanged":
             logger.info("%s: %s · %s · %s (%s) · %d chunks, %d tokens", report.doc_id, report.action, report.format,
                         report.strategy, report.rule, report.chunks, report.tokens)
