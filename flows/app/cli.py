@@ -387,7 +387,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     else:
         from flows.index.store import Store
 
-        console.print_hits(hits, None if hits else Store(settings.db, settings.kb).count())
+        console.print_hits(hits, None if hits else Store(settings.db, settings.kb).count(), query=args.query)
     return EXIT_OK
 
 
