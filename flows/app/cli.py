@@ -38,7 +38,12 @@ def _settings(args: argparse.Namespace):
         value = getattr(args, flag, None)
         if value is not None:  # a flag not given leaves the environment's value (SEAMS_*) or the default
             overrides[name] = _SHAPE[flag](value) if flag in _SHAPE else value
-    return Settings(**overrides)
+    settings = Settings(**overrides)
+    try:
+        settings.budget  # noqa: B018 - min < max <= merge ceiling: else the run crashed at its first cut
+    except ValueError as exc:
+        raise UsageError(f"{exc} (--min-tokens, --max-tokens, --merge-ceiling)") from None
+    return settings
 
 
 def _glob_strategies(items: list[str]) -> dict[str, str]:
@@ -119,8 +124,50 @@ def _running(parser: argparse.ArgumentParser, retry_failed: str) -> None:
     parser.add_argument("--retry-failed", action="store_true", default=None, help=retry_failed)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a suggestion for a mistyped command or flag (Python 3.14's ``suggest_on_error``
+    covers choices only; this Python may be older): the usage printed is the subcommand's own."""
+
+    def error(self, message: str):
+        import difflib
+        import re
+
+        found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if found and "maybe you meant" not in message:
+            choices = re.findall(r"'([^']*)'", found.group(2))
+            close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.5)
+            message += f"; did you mean {close[0]!r}?" if close else ""
+        super().error(message)
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self._subcommands().get(getattr(parsed, "command", None) or "", self)
+            command.error(f"unrecognized arguments: {' '.join(extras)}{self._flag_hint(command, extras)}")
+        return parsed
+
+    def _subcommands(self) -> dict[str, argparse.ArgumentParser]:
+        return next((dict(a.choices) for a in self._actions if isinstance(a, argparse._SubParsersAction)), {})
+
+    def _flag_hint(self, command: argparse.ArgumentParser, extras: list[str]) -> str:
+        """'; did you mean --db?' for the first unknown flag close to one of the command's, or the
+        commands that take it when it is another command's flag."""
+        import difflib
+
+        flags = [s for a in command._actions for s in a.option_strings]
+        for extra in (e.split("=", 1)[0] for e in extras if e.startswith("-")):
+            close = difflib.get_close_matches(extra, flags, n=1, cutoff=0.6)
+            if close:
+                return f"; did you mean {close[0]}?"
+            elsewhere = [name for name, other in self._subcommands().items()
+                         if any(extra in a.option_strings for a in other._actions)]
+            if elsewhere:
+                return f"; {extra} is a flag of {', '.join(elsewhere)}"
+        return ""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="seams",
         description="Cut documents at their own seams (pages, sections, sheets, slides) and load the "
         "chunks into LanceDB, as Prefect flows.",
