@@ -423,3 +423,45 @@ def test_an_error_in_a_run_is_not_chained_to_the_missing_concurrency_limit(prefe
     with pytest.raises(RuntimeError) as raised, kb_slot("no_limit_here"):
         raise RuntimeError("the run's own error")
     assert raised.value.__context__ is None and raised.value.__cause__ is None
+
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_serve_on_a_configured_server_names_its_dashboard_and_a_run_with_a_new_failure_fails(prefect_harness, tmp_path):
+    """Issue #37: with PREFECT_API_URL set, ``seams serve`` printed the API's address (the dashboard
+    is at the address without /api); its runs in which a file failed are Failed on the server, as
+    one-off runs are."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
+    from prefect.settings import PREFECT_API_URL
+
+    api_url = PREFECT_API_URL.value()
+    root = _folder(tmp_path / "docs")
+    env = dict(os.environ, PREFECT_API_URL=api_url, PREFECT_RUNNER_POLL_FREQUENCY="1")
+    log_path = tmp_path / "serve.log"
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "flows.app.cli", "serve", str(root), "--every", "1h", "--db", str(tmp_path / "db"),
+             "--kb", "served_kb", "--embedder", "hashing", "--workers", "1"],
+            stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+    def finished_runs():
+        with get_client(sync_client=True) as client:
+            runs = client.read_flow_runs(deployment_filter=DeploymentFilter(name=DeploymentFilterName(any_=["seams-served_kb"])))
+        return [run for run in runs if run.state and run.state.is_final()]
+
+    try:
+        assert _wait_for(lambda: finished_runs(), 150), log_path.read_text()
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    text = log_path.read_text()
+    first = text.splitlines()[0]
+    assert first.startswith(f"seams: dashboard at {api_url.removesuffix('/api')} — indexing "), text
+    run = finished_runs()[0]
+    assert run.state.type.value == "FAILED" and run.state.message.startswith("1 file failed: broken.pdf"), run.state
+    assert "Traceback" not in text and "Still processing items" not in text, text

@@ -455,8 +455,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     _require_db_location(settings.db)
     # Served runs happen in the background: show their start/finish and summary lines (not task states).
     os.environ.setdefault("PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL", "INFO")
+    schedule = f"every {args.every.strip()}" if every else f"on cron {args.cron!r}"
     if os.environ.get("PREFECT_API_URL"):
-        print(f"seams: serving on {os.environ['PREFECT_API_URL']}", file=sys.stderr)
+        from prefect.settings import get_current_settings
+
+        # The dashboard's address (PREFECT_UI_URL, else the API's without /api), not the API's
+        ui_url = get_current_settings().ui_url or dashboard_url(os.environ["PREFECT_API_URL"])
+        print(f"seams: dashboard at {ui_url} — indexing {', '.join(args.paths)} {schedule} into "
+              f"{settings.db_location()} (kb {settings.kb}); Ctrl-C stops", file=sys.stderr)
         serve_folders(args.paths, settings, every, args.cron, run_now=not args.no_run_now)
         return EXIT_OK
     log_path = str(Path(settings.db_location()).parent / "prefect-server.log") if "://" not in settings.db else None
@@ -465,7 +471,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print("seams: starting a local Prefect server (schedules do not run on a temporary one)…", file=sys.stderr)
     with local_server(args.port, log_path=log_path) as api_url:
         os.environ["PREFECT_API_URL"] = api_url
-        schedule = f"every {args.every.strip()}" if every else f"on cron {args.cron!r}"
         print(f"seams: dashboard at {dashboard_url(api_url)} — indexing {', '.join(args.paths)} {schedule} "
               f"into {settings.db_location()} (kb {settings.kb}); Ctrl-C stops", file=sys.stderr)
         serve_folders(args.paths, settings, every, args.cron, run_now=not args.no_run_now)
