@@ -465,3 +465,20 @@ def test_serve_on_a_configured_server_names_its_dashboard_and_a_run_with_a_new_f
     run = finished_runs()[0]
     assert run.state.type.value == "FAILED" and run.state.message.startswith("1 file failed: broken.pdf"), run.state
     assert "Traceback" not in text and "Still processing items" not in text, text
+
+
+def test_ingest_exits_1_for_new_failures_and_0_when_only_old_ones_remain(prefect_harness, tmp_path, capsys):
+    """The exit code follows the run's state: 1 when files failed in this run, 0 when the only failed
+    files failed at an earlier run and have not changed since (the summary still counts them)."""
+    from flows.app.cli import EXIT_OK, EXIT_SOME_FAILED, main
+
+    root = _folder(tmp_path / "docs")
+    base = [str(root), "--db", str(tmp_path / "db"), "--embedder", "hashing", "--workers", "1"]
+    assert main(["ingest", *base]) == EXIT_SOME_FAILED
+    capsys.readouterr()
+    assert main(["ingest", *base, "--json"]) == EXIT_OK
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["counts"]["failed"] == 1
+    assert "Still processing items" not in captured.err
+    (root / "broken.pdf").write_bytes(b"%PDF-1.7\n% broken differently")
+    assert main(["ingest", *base]) == EXIT_SOME_FAILED, "a changed file that fails again is a new failure"
