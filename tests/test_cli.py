@@ -31,6 +31,20 @@ def test_usage_errors_exit_2(tmp_path, capsys):
     assert "unknown strategy 'bogus'" in err and "section" in err
 
 
+def test_a_database_where_none_can_be_made_is_a_usage_error(tmp_path, capsys):
+    """Issue #37: ``--db /dev/null/db`` ran the flow, which crashed at its first step: exit 4 and a
+    50-line traceback chained to a concurrency limit's 404. Now one line and exit 2, before any run."""
+    (tmp_path / "a.txt").write_text("x")
+    (tmp_path / "file").write_text("x")
+    for db in ("/dev/null/db", str(tmp_path / "file" / "sub" / "db")):
+        for command in (["ingest", str(tmp_path / "a.txt")], ["serve", str(tmp_path), "--every", "1m"]):
+            assert main([*command, "--db", db, "--embedder", "hashing"]) == EXIT_USAGE, (command, db)
+            err = capsys.readouterr().err
+            assert err.startswith(f"seams: error: cannot make a database at {db}: ") and "is not a folder" in err
+            assert len(err.splitlines()) == 1, err
+    assert main(["inspect", str(tmp_path / "a.txt")]) == 0, "inspect writes no database: it is not checked"
+
+
 @pytest.mark.parametrize("kb", ["한국어", "k" * 300, "embedding_cache", "embedding_cache__x"])
 def test_knowledge_base_names_lancedb_cannot_hold_are_refused_before_any_work(tmp_path, capsys, kb):
     """Issue #16.12: such names failed only at the first write, after parsing and embedding (or, for
@@ -233,3 +247,28 @@ def test_seams_own_errors_share_one_root_and_reports_one_table_writer():
     assert issubclass(ServerError, SeamsError) and issubclass(UsageError, SeamsError)
     assert table(["action", "files"], [("added", 2), ("a|b", 0)]).splitlines() == [
         "| action | files |", "|---|---:|", "| added | 2 |", "| a\\|b | 0 |"]
+
+
+@pytest.mark.parametrize(("argv", "usage", "hint"), [
+    (["ingest", ".", "--dbb", "x"], "usage: seams ingest ", "unrecognized arguments: --dbb x; did you mean --db?"),
+    (["ingest", ".", "--embeder=hashing"], "usage: seams ingest ", "did you mean --embedder?"),
+    (["search", "q", "--workers", "2"], "usage: seams search ", "--workers is a flag of ingest, serve"),
+    (["ingset", "."], "usage: seams [-h] COMMAND", "invalid choice: 'ingset'"),
+])
+def test_a_mistyped_flag_or_command_gets_a_suggestion_and_its_command_usage(argv, usage, hint, capsys):
+    """Issue #37: a mistyped flag printed the top-level usage ("seams [-h] COMMAND ...") and no hint."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == EXIT_USAGE and err.startswith(usage) and hint in err, err
+    if argv[0] == "ingset":
+        assert err.rstrip().endswith("did you mean 'ingest'?"), err
+
+
+def test_a_budget_that_cannot_hold_is_a_usage_error(tmp_path, capsys):
+    """--max-tokens under the default --min-tokens crashed the run at its first cut (exit 4, tracebacks)."""
+    (tmp_path / "a.txt").write_text("x")
+    assert main(["ingest", str(tmp_path), "--max-tokens", "5", "--db", str(tmp_path / "db")]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "budget must satisfy" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "db").exists()

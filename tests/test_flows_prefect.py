@@ -17,7 +17,7 @@ from conftest import descendants, running
 
 from flows.app.server import HEARTBEAT_VARIABLES, one_off_run
 from flows.index.store import Store
-from flows.ingest.flow import ingest_flow
+from flows.ingest.flow import ingest_flow, report_of
 from flows.ingest.report import FAILURES_STATE, artifact_key
 from flows.settings import Settings
 
@@ -39,15 +39,38 @@ def _artifacts(flow_run_id, key: str):
             key=ArtifactFilterKey(any_=[key]), flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id])))
 
 
-def test_failed_file_is_in_the_artifact_and_the_run_completes(prefect_harness, tmp_path):
+def _failed_or_crashed(flow_run_ids) -> int:
+    """How many of these runs the dashboard's home page counts among "failed or crashed runs" (the
+    same count by state type the page asks the API for)."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterId,
+        FlowRunFilterState,
+        FlowRunFilterStateType,
+    )
+    from prefect.client.schemas.objects import StateType
+
+    with get_client(sync_client=True) as client:
+        return client.count_flow_runs(flow_run_filter=FlowRunFilter(
+            id=FlowRunFilterId(any_=list(flow_run_ids)),
+            state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.FAILED, StateType.CRASHED]))))
+
+
+def test_failed_file_fails_the_run_after_the_others_are_written(prefect_harness, tmp_path):
+    """Issue #37: a run in which a file failed ends Failed (the dashboard counts it among failed runs),
+    its message naming the file, after the good files, the artifacts and the logs are all written; a
+    second run in which the same broken file is unchanged is not failed (it is not red forever)."""
     root = _folder(tmp_path / "docs")
+    (root / "random.bin").write_bytes(bytes(range(256)) * 4)  # skipped: a type seams does not read
     settings = Settings(db=str(tmp_path / "db"), kb="art_kb", embedder="hashing", workers=1)
     state = ingest_flow([str(root)], settings, return_state=True)
-    assert state.is_completed(), state
-    assert state.name == FAILURES_STATE, "a run with failed files must look different in the runs list"
-    assert "1 failed" in state.message and "2 added" in state.message
-    report = state.result()
-    assert report.failed == 1
+    assert state.is_failed() and state.name == "Failed", state
+    assert state.message.startswith("1 file failed: broken.pdf (corrupt); 2 added"), state.message
+    report = report_of(state)
+    assert report.failed == 1 and report.count("added") == 2
+    indexed = {row["doc_id"] for row in Store(settings.db, "art_kb").manifest().values() if row["status"] == "indexed"}
+    assert indexed == {"good.md", "notes.txt"}
     db = settings.db_location()
 
     table = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "files", db))
@@ -56,6 +79,9 @@ def test_failed_file_is_in_the_artifact_and_the_run_completes(prefect_harness, t
     by_file = {row["file"]: row for row in rows}
     assert by_file["broken.pdf"]["status"] == "failed" and by_file["broken.pdf"]["error"].startswith("corrupt")
     assert by_file["good.md"]["action"] == "added" and by_file["good.md"]["chunks"] >= 1
+    # the long error after the short columns (before, they scrolled out of sight behind it)
+    assert list(rows[0]) == ["file", "status", "action", "format", "strategy", "rule", "chunks", "tokens", "error",
+                             "folder"]
 
     summary = _artifacts(state.state_details.flow_run_id, artifact_key("art_kb", "summary", db))
     assert "| added | 2 |" in summary[0].data and "| failed | 1 |" in summary[0].data
@@ -66,10 +92,22 @@ def test_failed_file_is_in_the_artifact_and_the_run_completes(prefect_harness, t
     logs = _logs(state.state_details.flow_run_id, lambda found: any("broken.pdf" in m for _, m in found))
     assert any(level == logging.WARNING and m.startswith("broken.pdf: failed — corrupt") for level, m in logs), logs
     assert any(level == logging.INFO and m.startswith("good.md: added") for level, m in logs), logs
+    # a skipped file keeps its reason (it read "random.bin: skipped ·  ·  () · 0 chunks")
+    assert any(level == logging.INFO and m.startswith("random.bin: skipped — unsupported: ") for level, m in logs), logs
     assert any(m.startswith("2 added, 0 updated") and "1 failed" in m for _, m in logs), "the summary line"
 
+    again = ingest_flow([str(root)], settings, return_state=True)  # broken.pdf unchanged since it failed
+    assert again.is_completed() and again.name == FAILURES_STATE, again
+    assert "1 failed (1 unchanged since they failed" in again.message
+    retried = ingest_flow([str(root)], settings.model_copy(update={"retry_failed": True}), return_state=True)
+    assert retried.is_failed(), "a file tried again at the user's asking, and failing again, fails the run"
     clean = ingest_flow([str(root / "good.md")], settings.model_copy(update={"kb": "clean"}), return_state=True)
-    assert clean.name == "Completed"
+    assert clean.is_completed() and clean.name == "Completed"
+
+    runs = [s.state_details.flow_run_id for s in (state, again, retried, clean)]
+    assert _failed_or_crashed(runs[:1]) == 1, "the dashboard's home page counts the run with a new failure"
+    assert _failed_or_crashed(runs[1:2]) == 0, "and not the next one, whose broken file had not changed"
+    assert _failed_or_crashed(runs) == 2
 
 
 def _logs(flow_run_id, ready) -> list[tuple[int, str]]:
@@ -135,7 +173,7 @@ def test_one_off_runs_send_no_heartbeats_unless_asked(prefect_harness, tmp_path,
             break
         time.sleep(0.5)
     assert beat in events[default] and beat in events[asked], events
-    assert f"prefect.flow-run.{FAILURES_STATE}" in events[quiet] and beat not in events[quiet], events[quiet]
+    assert "prefect.flow-run.Failed" in events[quiet] and beat not in events[quiet], events[quiet]
 
 
 def test_artifact_keys_are_valid():
@@ -201,8 +239,8 @@ def test_dask_runner_with_a_local_cluster_of_processes(prefect_harness, tmp_path
         (root / f"extra-{i}.txt").write_text(f"문서 {i}. " + "내용 " * 50, "utf-8")
     local = Settings(db=str(tmp_path / "local"), embedder="hashing", workers=1, batch_files=2)
     dask = local.model_copy(update={"db": str(tmp_path / "dask"), "runner": "dask", "workers": 2})
-    local_report = flow_for(local)([str(root)], local)
-    dask_report = flow_for(dask)([str(root)], dask)
+    local_report = report_of(flow_for(local)([str(root)], local, return_state=True))
+    dask_report = report_of(flow_for(dask)([str(root)], dask, return_state=True))
     assert dask_report.count("added") == local_report.count("added") == 8 and dask_report.failed == 1
 
     def rows(db):
@@ -350,3 +388,97 @@ def test_serve_soak_stays_flat_stops_on_signals_and_restarts_with_its_own_parame
         stop_seconds = _stop(process, signal.SIGINT, log2)
     assert stop_seconds < 15, f"Ctrl-C took {stop_seconds:.0f} s"
     assert "Traceback" not in log2.read_text(), log2.read_text()[-3000:]
+
+
+def _emit(count: int) -> None:
+    from prefect.events import emit_event
+
+    for i in range(count):
+        emit_event(event="seams.test.drain", resource={"prefect.resource.id": f"seams.test.{i}"})
+
+
+def test_prefect_queues_are_drained_without_a_warning(prefect_harness, caplog):
+    """Issue #37: ``EventsWorker - Still processing items: N items remaining...`` after most runs'
+    summaries. Prefect logs it whenever its events (or logs) worker is stopped with items still queued;
+    seams lets the queues empty first, then stops the workers."""
+    from prefect.events.worker import EventsWorker
+
+    from flows.app.server import _drain_prefect_workers
+
+    caplog.set_level(logging.WARNING)
+    _emit(2000)
+    EventsWorker.drain_all(timeout=60)  # what Prefect does at exit: the check below can fail
+    assert "Still processing items" in caplog.text, "the events were sent before the drain: emit more"
+    caplog.clear()
+    _emit(300)
+    _drain_prefect_workers()
+    assert "Still processing items" not in caplog.text
+
+
+def test_an_error_in_a_run_is_not_chained_to_the_missing_concurrency_limit(prefect_harness):
+    """Issue #37: a run's crash showed first a 404 for the knowledge base's concurrency limit (none
+    exists outside ``seams serve``), as the cause of everything after it."""
+    from flows.ingest.flow import kb_slot
+
+    with pytest.raises(RuntimeError) as raised, kb_slot("no_limit_here"):
+        raise RuntimeError("the run's own error")
+    assert raised.value.__context__ is None and raised.value.__cause__ is None
+
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_serve_on_a_configured_server_names_its_dashboard_and_a_run_with_a_new_failure_fails(prefect_harness, tmp_path):
+    """Issue #37: with PREFECT_API_URL set, ``seams serve`` printed the API's address (the dashboard
+    is at the address without /api); its runs in which a file failed are Failed on the server, as
+    one-off runs are."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
+    from prefect.settings import PREFECT_API_URL
+
+    api_url = PREFECT_API_URL.value()
+    root = _folder(tmp_path / "docs")
+    env = dict(os.environ, PREFECT_API_URL=api_url, PREFECT_RUNNER_POLL_FREQUENCY="1")
+    log_path = tmp_path / "serve.log"
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "flows.app.cli", "serve", str(root), "--every", "1h", "--db", str(tmp_path / "db"),
+             "--kb", "served_kb", "--embedder", "hashing", "--workers", "1"],
+            stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+    def finished_runs():
+        with get_client(sync_client=True) as client:
+            runs = client.read_flow_runs(deployment_filter=DeploymentFilter(name=DeploymentFilterName(any_=["seams-served_kb"])))
+        return [run for run in runs if run.state and run.state.is_final()]
+
+    try:
+        assert _wait_for(lambda: finished_runs(), 150), log_path.read_text()
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    text = log_path.read_text()
+    first = text.splitlines()[0]
+    assert first.startswith(f"seams: dashboard at {api_url.removesuffix('/api')} — indexing "), text
+    run = finished_runs()[0]
+    assert run.state.type.value == "FAILED" and run.state.message.startswith("1 file failed: broken.pdf"), run.state
+    assert "Traceback" not in text and "Still processing items" not in text, text
+
+
+def test_ingest_exits_1_for_new_failures_and_0_when_only_old_ones_remain(prefect_harness, tmp_path, capsys):
+    """The exit code follows the run's state: 1 when files failed in this run, 0 when the only failed
+    files failed at an earlier run and have not changed since (the summary still counts them)."""
+    from flows.app.cli import EXIT_OK, EXIT_SOME_FAILED, main
+
+    root = _folder(tmp_path / "docs")
+    base = [str(root), "--db", str(tmp_path / "db"), "--embedder", "hashing", "--workers", "1"]
+    assert main(["ingest", *base]) == EXIT_SOME_FAILED
+    capsys.readouterr()
+    assert main(["ingest", *base, "--json"]) == EXIT_OK
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["counts"]["failed"] == 1
+    assert "Still processing items" not in captured.err
+    (root / "broken.pdf").write_bytes(b"%PDF-1.7\n% broken differently")
+    assert main(["ingest", *base]) == EXIT_SOME_FAILED, "a changed file that fails again is a new failure"

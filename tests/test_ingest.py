@@ -9,7 +9,7 @@ import pytest
 from conftest import EXAMPLES
 
 from flows.index.store import Store
-from flows.ingest.flow import ingest_flow
+from flows.ingest.flow import ingest_flow, report_of
 from flows.settings import Settings
 
 
@@ -98,7 +98,8 @@ def test_unreadable_file_keeps_its_chunks_and_empty_root_refuses_mass_delete(pre
 
     target = root / "notes.md"
     target.write_bytes(b"%PDF-1.7\n% truncated")  # now a broken PDF in place of the notes
-    report = ingest_flow([str(root)], _settings(db, embedder="hashing"))
+    # the run fails (a file failed in it): its report is its final state's data
+    report = report_of(ingest_flow([str(root)], _settings(db, embedder="hashing"), return_state=True))
     notes = next(f for f in report.files if f.doc_id == "notes.md")
     assert notes.action == "kept" and notes.error_kind == "corrupt"
     assert [r for r in _table(db) if r["doc_id"] == "notes.md"] == [r for r in before if r["doc_id"] == "notes.md"]

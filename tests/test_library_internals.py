@@ -150,3 +150,19 @@ def test_a_release_of_unstructured_without_the_replaced_functions_is_an_error(mo
     monkeypatch.delattr(tokenize, "_install_spacy_model")
     with pytest.raises(RuntimeError, match=r"unstructured \S+ has no unstructured\.nlp\.tokenize\._install_spacy_model"):
         prepare_unstructured()
+
+
+def test_prefect_keeps_its_queue_services_where_the_quiet_drain_finds_them():
+    """flows/app/server.py:_drain_prefect_workers waits for Prefect's log and event queues to empty
+    before stopping them (else Prefect warns ``Still processing items``); it finds the running
+    services in the class-level ``_instances`` dict that Prefect's services share."""
+    import prefect
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for service in (APILogWorker, EventsWorker):
+        assert isinstance(getattr(service, "_instances", None), dict), (
+            f"Prefect {prefect.__version__}: {service.__name__}._instances is gone; see how its queue services are "
+            "kept now and update flows/app/server.py:_drain_prefect_workers")
+        assert callable(getattr(service, "wait_until_empty", None)), f"Prefect {prefect.__version__}"
+    assert APILogWorker._instances is EventsWorker._instances, "one dict for all services: the drain waits for all first"

@@ -34,7 +34,7 @@ from hypothesis.stateful import (
 from test_sync import comparable_rows, manifest_by_doc
 
 from flows.index.store import Store
-from flows.ingest.flow import ingest_flow, run_ingest
+from flows.ingest.flow import ingest_flow, report_of, run_ingest
 from flows.settings import Settings
 
 NAMES = ["a.txt", "b.md", "it's.txt", "100%_done.md", "back\\slash.txt", "new\nline.txt", "한글 문서.md",
@@ -155,7 +155,7 @@ class SyncModel(RuleBasedStateMachine):
         self.runs += 1
         run_settings = self.settings_for(self.db, self.budget)
         if self.through_flow:
-            report = ingest_flow([str(self.root)], run_settings)
+            report = report_of(ingest_flow([str(self.root)], run_settings, return_state=True))
         else:
             report = run_ingest([str(self.root)], run_settings)
         if not self.files:

@@ -1,7 +1,8 @@
 """The ``seams`` command line.
 
-Exit codes: 0 all good; 1 some files failed (the rest were indexed), or the embedder's endpoint
-failed a search; 2 usage error (bad arguments,
+Exit codes: 0 all good (files that failed at an earlier run and did not change since are counted in
+the summary, not in the code); 1 files failed in this run (the rest were indexed; the run is
+``Failed`` in Prefect too), or the embedder's endpoint failed a search; 2 usage error (bad arguments,
 missing paths, unknown names, no such database or knowledge base); 3 no Prefect server could be
 started (nothing was run); 4 internal error (a crash: out of memory, a failed write, a bug — one line,
 the traceback with ``SEAMS_DEBUG=1``); 130 interrupted.
@@ -37,7 +38,12 @@ def _settings(args: argparse.Namespace):
         value = getattr(args, flag, None)
         if value is not None:  # a flag not given leaves the environment's value (SEAMS_*) or the default
             overrides[name] = _SHAPE[flag](value) if flag in _SHAPE else value
-    return Settings(**overrides)
+    settings = Settings(**overrides)
+    try:
+        settings.budget  # noqa: B018 - min < max <= merge ceiling: else the run crashed at its first cut
+    except ValueError as exc:
+        raise UsageError(f"{exc} (--min-tokens, --max-tokens, --merge-ceiling)") from None
+    return settings
 
 
 def _glob_strategies(items: list[str]) -> dict[str, str]:
@@ -132,8 +138,50 @@ def _running(parser: argparse.ArgumentParser, retry_failed: str) -> None:
     parser.add_argument("--retry-failed", action="store_true", default=None, help=retry_failed)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a suggestion for a mistyped command or flag (Python 3.14's ``suggest_on_error``
+    covers choices only; this Python may be older): the usage printed is the subcommand's own."""
+
+    def error(self, message: str):
+        import difflib
+        import re
+
+        found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if found and "maybe you meant" not in message:
+            choices = re.findall(r"'([^']*)'", found.group(2))
+            close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.5)
+            message += f"; did you mean {close[0]!r}?" if close else ""
+        super().error(message)
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self._subcommands().get(getattr(parsed, "command", None) or "", self)
+            command.error(f"unrecognized arguments: {' '.join(extras)}{self._flag_hint(command, extras)}")
+        return parsed
+
+    def _subcommands(self) -> dict[str, argparse.ArgumentParser]:
+        return next((dict(a.choices) for a in self._actions if isinstance(a, argparse._SubParsersAction)), {})
+
+    def _flag_hint(self, command: argparse.ArgumentParser, extras: list[str]) -> str:
+        """'; did you mean --db?' for the first unknown flag close to one of the command's, or the
+        commands that take it when it is another command's flag."""
+        import difflib
+
+        flags = [s for a in command._actions for s in a.option_strings]
+        for extra in (e.split("=", 1)[0] for e in extras if e.startswith("-")):
+            close = difflib.get_close_matches(extra, flags, n=1, cutoff=0.6)
+            if close:
+                return f"; did you mean {close[0]}?"
+            elsewhere = [name for name, other in self._subcommands().items()
+                         if any(extra in a.option_strings for a in other._actions)]
+            if elsewhere:
+                return f"; {extra} is a flag of {', '.join(elsewhere)}"
+        return ""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="seams",
         description="Cut documents at their own seams (pages, sections, sheets, slides) and load the "
         "chunks into LanceDB, as Prefect flows.",
@@ -313,6 +361,24 @@ def _require_runner(settings: Settings) -> None:
         raise UsageError("the dask runner needs the optional extra: pip install 'seams[dask]'")
 
 
+def _require_db_location(db: str) -> None:
+    """A new database is made with its missing parent folders by the run's first step: under a file
+    (``--db /dev/null/db``) or in a folder seams may not write, that was a crash with a traceback.
+    Checked by the commands that write (``inspect`` and ``search`` only read, and may run where
+    the default ``.seams/`` cannot be made)."""
+    import os
+
+    if "://" in db or Path(db).expanduser().exists():
+        return
+    above = Path(db).expanduser().absolute().parent
+    while not above.exists():
+        above = above.parent
+    if not above.is_dir():
+        raise UsageError(f"cannot make a database at {db}: {above} is not a folder")
+    if not os.access(above, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot make a database at {db}: no permission to write in {above}")
+
+
 def _require_same_embedder(settings: Settings) -> None:
     """An ingest naming another embedder than the knowledge base's is a usage error before any server
     starts or file is read (the flow checks again, under the knowledge base's lock)."""
@@ -338,11 +404,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from flows.app.server import one_off_api
 
     _require_runner(settings)
+    _require_db_location(settings.db)
     _require_same_embedder(settings)
     _ocr_note(args.paths, settings)
     with one_off_api():
         report = console.ingest_with_progress([str(p) for p in args.paths], settings, as_json=args.json)
-    return EXIT_SOME_FAILED if report.failed else EXIT_OK
+    return EXIT_SOME_FAILED if report.new_failures else EXIT_OK  # as the run's state: stale failures are not new
 
 
 #: Image names the OCR note at the start of ``seams ingest`` looks for, and how many entries it looks at.
@@ -398,7 +465,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     else:
         from flows.index.store import Store
 
-        console.print_hits(hits, None if hits else Store(settings.db, settings.kb).count())
+        console.print_hits(hits, None if hits else Store(settings.db, settings.kb).count(), query=args.query)
     return EXIT_OK
 
 
@@ -416,10 +483,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError("--retry-failed is for the run started at once; it cannot go with --no-run-now")
     settings = _settings(args)
     _require_runner(settings)
+    _require_db_location(settings.db)
     # Served runs happen in the background: show their start/finish and summary lines (not task states).
     os.environ.setdefault("PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL", "INFO")
+    schedule = f"every {args.every.strip()}" if every else f"on cron {args.cron!r}"
     if os.environ.get("PREFECT_API_URL"):
-        print(f"seams: serving on {os.environ['PREFECT_API_URL']}", file=sys.stderr)
+        from prefect.settings import get_current_settings
+
+        # The dashboard's address (PREFECT_UI_URL, else the API's without /api), not the API's
+        ui_url = get_current_settings().ui_url or dashboard_url(os.environ["PREFECT_API_URL"])
+        print(f"seams: dashboard at {ui_url} — indexing {', '.join(args.paths)} {schedule} into "
+              f"{settings.db_location()} (kb {settings.kb}); Ctrl-C stops", file=sys.stderr)
         serve_folders(args.paths, settings, every, args.cron, run_now=not args.no_run_now)
         return EXIT_OK
     log_path = str(Path(settings.db_location()).parent / "prefect-server.log") if "://" not in settings.db else None
@@ -428,7 +502,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print("seams: starting a local Prefect server (schedules do not run on a temporary one)…", file=sys.stderr)
     with local_server(args.port, log_path=log_path) as api_url:
         os.environ["PREFECT_API_URL"] = api_url
-        schedule = f"every {args.every.strip()}" if every else f"on cron {args.cron!r}"
         print(f"seams: dashboard at {dashboard_url(api_url)} — indexing {', '.join(args.paths)} {schedule} "
               f"into {settings.db_location()} (kb {settings.kb}); Ctrl-C stops", file=sys.stderr)
         serve_folders(args.paths, settings, every, args.cron, run_now=not args.no_run_now)
@@ -477,6 +550,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from flows.app.server import one_off_api
 
     _require_runner(settings)
+    _require_db_location(settings.db)
     with one_off_api():
         if args.recommend:
             from flows.app.evaluation import run_recommend

@@ -278,8 +278,10 @@ def _path_above(path: str, text: str) -> str:
     return path
 
 
-def print_hits(hits: list[dict], chunks: int | None = None) -> None:
-    """Print search hits; with none, why (``chunks``: how many the knowledge base holds)."""
+def print_hits(hits: list[dict], chunks: int | None = None, query: str = "") -> None:
+    """Print search hits, each by the lines of its text that hold the ``query``'s words
+    (:func:`flows.app.excerpt.excerpt`), those words in bold; with none, why (``chunks``: how many
+    the knowledge base holds)."""
     out = _console()
     if not hits:
         if chunks:
@@ -292,4 +294,22 @@ def print_hits(hits: list[dict], chunks: int | None = None) -> None:
         out.rule(f"{rank}. {hit['doc_id']} · {hit['where']} · score {hit['score']:.4f}")
         if path := _path_above(hit.get("heading_path") or "", hit["text"]):
             out.print(f"[dim]{path}[/]", highlight=False)
-        out.print(_preview(hit["text"], 8), markup=False)
+        out.print(_hit_excerpt(hit["text"], query))
+
+
+def _hit_excerpt(text: str, query: str, lines: int = 8):
+    """The lines of a hit's text around the question's words, with how many are left out."""
+    from rich.text import Text
+
+    from flows.app.excerpt import excerpt
+
+    part = excerpt(text, query, lines)
+    shown = Text()
+    if part.above:
+        shown.append(f"… ({part.above} lines above)\n", style="dim")
+    body = Text(part.text)
+    body.highlight_words(part.terms, style="bold", case_sensitive=False)
+    shown.append_text(body)
+    if part.below:
+        shown.append(f"\n… ({part.below} more lines)", style="dim")
+    return shown

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from flows.embed import embedder_for
 from flows.index.store import Store
-from flows.ingest.flow import file_batches, flow_for, kb_settings
+from flows.ingest.flow import file_batches, flow_for, kb_settings, report_of
 from flows.ingest.pipeline import CutConfig
 from flows.ingest.report import IngestReport
 from flows.ingest.sync import plan_sync
@@ -36,7 +36,7 @@ def ingest_once(paths: Sequence[str], settings: Settings) -> IngestReport:
     finally:
         early.stop()
     with one_off_run():
-        return flow_for(settings)(list(paths), settings)
+        return report_of(flow_for(settings)(list(paths), settings, return_state=True))
 
 
 class EarlyCut:

@@ -223,7 +223,10 @@ def one_off_api() -> Iterator[None]:
     if current.api.url or not current.server.ephemeral.enabled or os.environ.get("SEAMS_EARLY_SERVER") == "0":
         if early is not None:
             early.stop()
-        yield  # the configured server; or (SEAMS_EARLY_SERVER=0) Prefect starts its own when first called
+        try:
+            yield  # the configured server; or (SEAMS_EARLY_SERVER=0) Prefect starts its own when first called
+        finally:
+            _drain_prefect_workers()  # now, quietly, rather than at the interpreter's exit
         return
     server = early or TemporaryServer({**os.environ, **current.to_environment_variables(exclude_unset=True)})
     _STARTING.append(server)
@@ -247,15 +250,33 @@ def wait_for_api() -> None:
         _STARTING[-1].wait(float(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()))
 
 
-def _drain_prefect_workers() -> None:
-    """Send what Prefect still queues (logs, events) before its server goes away."""
+def _drain_prefect_workers(timeout: float = 10.0) -> None:
+    """Send what Prefect still queues (logs, events) before its server goes away or the process ends.
+
+    Prefect's queue services log ``<Service> - Still processing items: N items remaining...`` as a
+    WARNING whenever one is stopped with items still queued — after most runs' summaries, since a
+    run's last task and artifact events are queued as it ends, and at the interpreter's exit too, where
+    Prefect drains them itself. Nothing is lost: the warning only says the drain has work to do. So
+    each service is first let empty its queue (``wait_until_empty``, bounded by ``timeout``), then
+    stopped; a service still holding items then (a server gone, say) warns as before."""
+    import threading
+
     from prefect.events.worker import EventsWorker
     from prefect.logging.handlers import APILogWorker
 
-    with contextlib.suppress(Exception):
-        APILogWorker.drain_all(timeout=10)
-    with contextlib.suppress(Exception):
-        EventsWorker.drain_all(timeout=10)
+    deadline = time.monotonic() + timeout
+    services = (APILogWorker, EventsWorker)
+    # The running instances: Prefect keeps them in one class-level dict for all its services (so
+    # either class's ``drain_all`` stops both: every queue is waited for first). ``service.instance()``
+    # would start one, and a temporary server with it. tests/test_library_internals.py checks the dict.
+    running = [s for s in tuple(getattr(APILogWorker, "_instances", {}).values()) if isinstance(s, services)]
+    for instance in running:
+        waiter = threading.Thread(target=instance.wait_until_empty, daemon=True, name="seams-drain")
+        waiter.start()
+        waiter.join(max(0.0, deadline - time.monotonic()))
+    for service in services:
+        with contextlib.suppress(Exception):
+            service.drain_all(timeout=max(0.1, deadline - time.monotonic()))
 
 
 #: Set either (Prefect's current name or its legacy one) to keep flow-run heartbeats in one-off runs.

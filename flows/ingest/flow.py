@@ -7,7 +7,8 @@ Task granularity is a batch of files, not a file or a chunk: Prefect adds millis
 and LanceDB wants few large commits. Each file's outcome still appears in the run's artifact table.
 CPU-bound cutting runs in worker processes with a per-file time limit (:mod:`flows.ingest.workers`); a file
 that hangs or kills its worker fails alone. Retries are on the store writes only (I/O); a failed file
-never fails the run — the run's final state message says how many files failed.
+never stops the run — the others are written — but the run then ends ``Failed``, its message naming the
+files (:func:`flows.ingest.report.final_state`).
 
 The data path is written once, in :func:`run_ingest`, over a set of :class:`Steps`: the flow passes
 Prefect tasks, ``bench/orchestrate.py`` passes the same functions bare to measure the overhead. Its
@@ -26,7 +27,6 @@ from dataclasses import dataclass
 import numpy as np
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
-from prefect.states import Completed
 from prefect.utilities.annotations import quote
 
 from flows.embed import embed_cached, embedder_for, text_hash
@@ -35,13 +35,13 @@ from flows.index.store import Store, now
 from flows.index.upgrade import upgrade
 from flows.ingest.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embedded_texts
 from flows.ingest.report import (
-    FAILURES_STATE,
     FileReport,
     IngestReport,
     cut_report,
     deleted_report,
     embedder_failed,
     file_logger,
+    final_state,
     page_logger,
     progress_artifact,
     publish,
@@ -396,9 +396,13 @@ def kb_slot(kb: str) -> Iterator[None]:
     with get_client(sync_client=True) as client:
         try:
             client.read_global_concurrency_limit_by_name(kb_limit_name(kb))
+            limited = True
         except ObjectNotFound:
-            yield
-            return
+            limited = False
+    if not limited:
+        # yielded outside the except: an error in the run is not chained to that 404 in its traceback
+        yield
+        return
     with concurrency(kb_limit_name(kb), occupy=1, strict=True):
         yield
 
@@ -430,10 +434,19 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     # The summary line: to the terminal and the server where run logs show INFO (``seams serve``),
     # else to the server alone.
     (logger if logger.isEnabledFor(logging.INFO) else server_log).info(message)
-    # A failed file never fails the run: the data of the others is indexed, so the run is Completed
-    # (automations and retries treat it as done); its state *name* says that files failed, which the
-    # dashboard's run list shows, and its message says how many.
-    return Completed(message=message, data=report, name=FAILURES_STATE if report.failed else "Completed")
+    # Every good file is written by now. Files that failed in this run fail the run (the dashboard
+    # shows it red and counts it); files unchanged since an earlier run failed them do not.
+    return final_state(report, message)
+
+
+def report_of(state) -> IngestReport:
+    """The report of a finished ingest run, given its final state (``ingest_flow(..., return_state=True)``):
+    a run in which files failed ends failed, and calling the flow without ``return_state`` would
+    raise instead of returning it. An exception the run raised is raised again."""
+    result = state.result(raise_on_failure=False)
+    if isinstance(result, BaseException):
+        raise result
+    return result
 
 
 def flow_for(settings: Settings):

@@ -3,7 +3,9 @@
 :class:`IngestReport` holds a :class:`FileReport` per file (added, updated, unchanged, deleted, failed or
 skipped, with its type, strategy, rule, chunks, tokens and error); the run publishes it as artifacts
 (a table of files, failed ones first, and the counts) and logs a line per file on the Prefect server.
-A run with failed files ends in the state :data:`FAILURES_STATE`.
+A run in which files failed ends in a state of Prefect's failed type (:func:`final_state`), so the
+dashboard counts it among failed runs; a run whose only failed files failed at an earlier run and have
+not changed since ends completed, in the state :data:`FAILURES_STATE`.
 """
 
 from __future__ import annotations
@@ -84,6 +86,12 @@ class IngestReport:
         return dict(counts, unchanged=counts["unchanged"] - stale, failed=self.failed)
 
     @property
+    def new_failures(self) -> list[FileReport]:
+        """The files that failed in this run (tried and failed, or kept their old chunks because this
+        run could not replace them), not those unchanged since an earlier run failed them."""
+        return [f for f in self.files if f.status == "failed" and f.action != "unchanged"]
+
+    @property
     def stale_failures(self) -> int:
         """Files that failed at an earlier run and have not changed since (not parsed again)."""
         return sum(1 for f in self.files if f.action == "unchanged" and f.status == "failed")
@@ -157,12 +165,13 @@ def artifact_key(kb: str, what: str, db: str = "") -> str:
 def publish(report: IngestReport) -> None:
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-    # Failed files first, and their error right after the name: the dashboard cuts wide tables off.
+    # Failed files first; the short columns before the error, whose long text would push them out of
+    # sight in the dashboard's table (it scrolls sideways), and the folder last.
     ordered = sorted(report.files, key=lambda f: f.status != "failed")
     rows = [{
-        "file": f.doc_id, "status": f.status, "error": f"{f.error_kind}: {f.error}" if f.error_kind else "",
-        "action": f.action, "format": f.format, "strategy": f.strategy, "rule": f.rule, "chunks": f.chunks,
-        "tokens": f.tokens, "folder": f.root,
+        "file": f.doc_id, "status": f.status, "action": f.action, "format": f.format, "strategy": f.strategy,
+        "rule": f.rule, "chunks": f.chunks, "tokens": f.tokens,
+        "error": f"{f.error_kind}: {f.error}" if f.error_kind else "", "folder": f.root,
     } for f in ordered]
     create_table_artifact(rows, key=artifact_key(report.kb, "files", report.db),
                           description=f"Files of this ingest of knowledge base {report.kb!r} in {report.db}")
@@ -200,9 +209,30 @@ def progress_artifact(kb: str, db: str) -> Callable[[int, int], None]:
     return update
 
 
-#: The name of a completed run's state when some of its files failed (CamelCase like Prefect's own
-#: names, e.g. ``AwaitingRetry``; the run's events are named after it: ``prefect.flow-run.CompletedWithFailures``).
+#: The name of a completed run's state when files failed at an earlier run and have not changed since
+#: (CamelCase like Prefect's own names, e.g. ``AwaitingRetry``; the run's events are named after it:
+#: ``prefect.flow-run.CompletedWithFailures``). Nothing failed *in* that run, so it is not red; the
+#: dashboard's run list still tells it from a clean ``Completed``.
 FAILURES_STATE = "CompletedWithFailures"
+#: Failed files named in a failed run's state message; the files artifact lists them all.
+NAMED_FAILURES = 5
+
+
+def final_state(report: IngestReport, summary: str):
+    """The run's final state: ``Failed`` (Prefect's failed type: the dashboard's home page counts it,
+    and automations on ``prefect.flow-run.Failed`` fire) when files failed in this run, its message
+    naming them; else ``Completed``, named :data:`FAILURES_STATE` when only files that failed at an
+    earlier run and did not change since are failed. Either way every good file was written and the
+    artifacts published before; the state carries the report as its data."""
+    from prefect.states import Completed, Failed
+
+    new = report.new_failures
+    if not new:
+        return Completed(message=summary, data=report, name=FAILURES_STATE if report.failed else "Completed")
+    named = ", ".join(f"{f.doc_id} ({f.error_kind})" for f in new[:NAMED_FAILURES])
+    more = f" and {len(new) - NAMED_FAILURES} more" if len(new) > NAMED_FAILURES else ""
+    noun = "file" if len(new) == 1 else "files"
+    return Failed(message=f"{len(new)} {noun} failed: {named}{more}; {summary}", data=report, name="Failed")
 
 
 def server_logger() -> logging.LoggerAdapter:
@@ -230,12 +260,14 @@ def page_logger(logger: logging.LoggerAdapter) -> Callable[[str, int, int], None
 
 
 def file_logger(logger: logging.LoggerAdapter) -> Callable[[FileReport, int, int], None]:
-    """A line per file in the run's logs on the server: INFO for each file indexed, WARNING for each
-    that failed."""
+    """A line per file in the run's logs on the server: INFO for each file indexed or skipped (with
+    the reason), WARNING for each that failed."""
 
     def log_file(report: FileReport, done: int, total: int) -> None:
         if report.status == "failed":
             logger.warning("%s: %s — %s: %s", report.doc_id, report.action, report.error_kind, report.error)
+        elif report.error_kind and report.action != "unchanged":  # skipped: a type seams does not read
+            logger.info("%s: %s — %s: %s", report.doc_id, report.action, report.error_kind, report.error)
         elif report.action != "unchanged":
             logger.info("%s: %s · %s · %s (%s) · %d chunks, %d tokens", report.doc_id, report.action, report.format,
                         report.strategy, report.rule, report.chunks, report.tokens)
