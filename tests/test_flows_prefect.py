@@ -450,8 +450,9 @@ def test_serve_on_a_configured_server_names_its_dashboard_and_a_run_with_a_new_f
             runs = client.read_flow_runs(deployment_filter=DeploymentFilter(name=DeploymentFilterName(any_=["seams-served_kb"])))
         return [run for run in runs if run.state and run.state.is_final()]
 
+    done: list = []  # read before serve stops: at its stop, a run it had started since is Cancelled
     try:
-        assert _wait_for(lambda: finished_runs(), 150), log_path.read_text()
+        assert _wait_for(lambda: done.extend(finished_runs()) or done, 150), log_path.read_text()
     finally:
         os.killpg(process.pid, signal.SIGINT)
         try:
@@ -462,7 +463,7 @@ def test_serve_on_a_configured_server_names_its_dashboard_and_a_run_with_a_new_f
     text = log_path.read_text()
     first = text.splitlines()[0]
     assert first.startswith(f"seams: dashboard at {api_url.removesuffix('/api')} — indexing "), text
-    run = finished_runs()[0]
+    run = done[0]
     assert run.state.type.value == "FAILED" and run.state.message.startswith("1 file failed: broken.pdf"), run.state
     assert "Traceback" not in text and "Still processing items" not in text, text
 

@@ -25,7 +25,7 @@ from flows.app.ui import create_app
 from flows.app.ui.library import Library, NotFound, boundary_reason
 from flows.app.ui.text import highlight, match_spans, passage
 from flows.index.store import Store
-from flows.ingest.flow import ingest_flow
+from flows.ingest.flow import ingest_flow, report_of
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -43,7 +43,7 @@ def kb(prefect_harness, tmp_path_factory) -> tuple[str, Path]:
     (root / HTML_NAME).write_text(HTML_TEXT, encoding="utf-8")
     (root / "empty.txt").write_bytes(b"")  # fails: empty
     db = str(root.parent / "db")
-    report = ingest_flow([str(root)], settings(db))
+    report = report_of(ingest_flow([str(root)], settings(db), return_state=True))  # ends Failed: empty.txt
     assert report.failed == 1 and report.count("added") == 8
     return db, root
 
@@ -172,7 +172,8 @@ def test_the_side_by_side_view_cuts_the_file_by_another_strategy(server, kb, pag
     sizes = [int(right.nth(i).locator(".meta").inner_text().split(" · ")[1].split()[0]) for i in range(right.count())]
     assert 150 < max(sizes) <= 205  # windows of 200 tokens, counted again on their decoded text
     page.goto(file_url(server, root / REGULATION, compare="bogus"))
-    assert page.locator("#error").inner_text().startswith("unknown strategy 'bogus'; known: general, page")
+    error = page.locator("#error").inner_text()
+    assert error.startswith("unknown strategy 'bogus'; known: ") and "general, page, section" in error, error
 
 
 def test_html_in_names_and_chunks_renders_as_text(server, kb, page):
