@@ -63,7 +63,7 @@ def test_build_rules_checks_strategy_names_with_the_splitters():
     from splitters import get_strategy
 
     assert build_rules(strategies={"pdf-pages": "tokens:250/125"}, check_strategy=get_strategy)
-    with pytest.raises(ValueError, match="unknown strategy 'pages'; known: .*general, page"):
+    with pytest.raises(ValueError, match=r"unknown strategy 'pages'; known: .*general, page"):
         build_rules(strategies={"pdf-pages": "pages"}, check_strategy=get_strategy)
 
 
