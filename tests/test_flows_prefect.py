@@ -190,6 +190,16 @@ def _wait_for(predicate, timeout: float, every: float = 1.0) -> bool:
     return False
 
 
+def _interrupt_group(process: subprocess.Popen) -> None:
+    """Ctrl-C to a ``seams serve`` started in its own session; killed if still there after 30 s."""
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
 def _indexed(db: str) -> set[str]:
     try:
         return {row["doc_id"] for row in Store(db).manifest().values() if row["status"] == "indexed"}
@@ -219,12 +229,7 @@ def test_serve_fires_on_schedule_and_indexes_a_new_file(tmp_path):
         assert _wait_for(lambda: "b.txt" in _indexed(db), 90), (tmp_path / "serve.log").read_text()
         assert "dashboard at http://127.0.0.1:" in (tmp_path / "serve.log").read_text()
     finally:
-        os.killpg(process.pid, signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        _interrupt_group(process)
         log.close()
 
 
@@ -454,12 +459,7 @@ def test_serve_on_a_configured_server_names_its_dashboard_and_a_run_with_a_new_f
     try:
         assert _wait_for(lambda: done.extend(finished_runs()) or done, 150), log_path.read_text()
     finally:
-        os.killpg(process.pid, signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        _interrupt_group(process)
     text = log_path.read_text()
     first = text.splitlines()[0]
     assert first.startswith(f"seams: dashboard at {api_url.removesuffix('/api')} — indexing "), text
