@@ -166,28 +166,9 @@ def split_sections(doc: Document, count: TokenCounter, budget: Budget) -> list[C
         # A section's pieces go back to its parent as not packable (it was cut).
         return packed
 
-    def _one_block(unit: _Unit) -> bool:
-        """Whether the unit holds one block besides furniture (its header, wrapped or not)."""
-        first = max(bisect.bisect_right(outline.block_starts, unit.start) - 1, 0)
-        last = bisect.bisect_left(outline.block_starts, outline.content_end(unit.start, unit.end)) - 1
-        return sum(not outline.furniture[b] for b in range(first, last + 1)) == 1
-
-    def opening(found: list[_Unit]) -> list[_Unit]:
-        """Back-matter units that are only their header lines (``[별표 제1호] <개정 …>`` over a
-        table whose title the outline reads as a heading of its own) open the unit after them:
-        alone, or at the end of the 부칙 before, the header is cut from what it heads."""
-        out: list[_Unit] = []
-        for unit in found:
-            last = out[-1] if out else None
-            if last is not None and last.back and last.back != unit.back and _one_block(last):
-                out[-1] = _Unit(last.start, unit.end, False, unit.back)
-                continue
-            out.append(unit)
-        return out
-
     root = section_tree(outline, len(text))
     chunks: list[Chunk] = []
-    for unit in opening(units(root)) if root.children else [_Unit(0, len(text), True)]:
+    for unit in units(root) if root.children else [_Unit(0, len(text), True)]:
         start, end = trim(doc, unit.start, unit.end)
         if end > start:
             chunks.append(make_chunk(doc, start, end, count, heading_path=outline.path_of(start, end),

@@ -755,32 +755,6 @@ def test_back_matter_packs_only_within_its_heading_family(counter, tmp_path):
     assert any("2023년 1월 1일부터 시행한다" in c.text for c in chunks)
 
 
-def test_an_attachment_header_alone_opens_the_titled_table_after_it(counter, tmp_path):
-    """A regulation's ``[별표 제1호] <개정 …>`` line (wrapped onto a second line, as on the page) over
-    a table whose title the file declares as a heading (``국내여비 지급표``, set large): the title is
-    a section of its own at a higher level, so the attachment's section held its header only — a
-    chunk of one line once back matter packed by heading family (before, the tail of the 부칙 pack)
-    — and the table's chunk did not say which attachment it is."""
-    from fixtures.files import make_docx
-
-    from parsers import parse
-
-    items: list = [("h1", "제1장 총칙")]
-    items += [f"제{n}조(조항{n}) " + "직원이 출장을 가면 규정에 따라 여비를 지급하고 그 결과를 기록하여야 한다. " * 5
-              for n in range(1, 6)]
-    for year in range(2018, 2022):
-        items += ["부 칙", f"이 규칙은 {year}년 1월 1일부터 시행한다."]
-    rows = [["구분", "철도", "항공", "일비", "식비", "숙박비"]]
-    rows += [[f"{grade}급", "실비", "실비", "25,000", "25,000", f"{70 + grade * 5},000"] for grade in range(1, 9)]
-    items += ["[별표 제1호] <개정 2010.3.19., 2012.9.14., 2014.07.21., 2016.7.21., 2017.12.29.,\n2022. 5. 27.>",
-              ("h1", "국내여비 지급표"), "(단위 : 원)", ("table", rows)]
-    doc = parse(make_docx(tmp_path / "출장규칙.docx", items))
-    chunks = split_document(doc, "section", counter, Budget(100, 400, 450, pack=400))
-    table = next(c for c in chunks if "국내여비 지급표" in c.text)
-    assert table.text.startswith("[별표 제1호]"), "the attachment's header opens its table's chunk"
-    assert not any("[별표 제1호]" in c.text and "시행한다" in c.text for c in chunks)
-
-
 def test_a_title_set_in_a_one_row_table_opens_the_section_after_it(counter):
     """Korean plans set each task's title in a box — a table of one row — over its ○ items: the box
     opens the task's section instead of ending the chunk before it."""
