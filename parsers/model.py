@@ -104,10 +104,15 @@ class PackedRows(Sequence[tuple[str, ...]]):
 class Table:
     """A table kept as a table: rows of cells, the first ``header_rows`` of them are headers.
 
-    ``rows`` is a tuple of tuples, or :class:`PackedRows` for a sheet's rows (same reading)."""
+    ``rows`` is a tuple of tuples, or :class:`PackedRows` for a sheet's rows (same reading).
+    The first ``title_rows`` of the header rows are the table's title (a caption row over it, such
+    as a merged first row): a piece that starts inside the table repeats them above the header
+    rows, but they label no column (:attr:`header_text` is the rows under them) and do not count
+    against the limit of header rows."""
 
     rows: tuple[tuple[str, ...], ...] | PackedRows
     header_rows: int = 1
+    title_rows: int = 0
 
     def row_text(self, index: int) -> str:
         """One row as a line: cells joined by ``" | "``, empty cells at the right end left out."""
@@ -126,7 +131,14 @@ class Table:
 
     @property
     def header_text(self) -> str:
-        return "\n".join(self.row_text(i) for i in range(min(self.header_rows, len(self.rows))))
+        """The header rows under the title rows, one line each: what a piece inside the table repeats."""
+        return "\n".join(self.row_text(i) for i in range(min(self.title_rows, self.header_rows),
+                                                          min(self.header_rows, len(self.rows))))
+
+    @property
+    def title_text(self) -> str:
+        """The title rows, one line each ("" when the table has none)."""
+        return "\n".join(self.row_text(i) for i in range(min(self.title_rows, self.header_rows, len(self.rows))))
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,10 +3,12 @@
 Parsers hand over a grid of raw cell texts plus the merged ranges the format declares (XLSX
 ``<mergeCell>``, a PDF cell that spans grid columns, a Word ``gridSpan``/``vMerge``), and get back a
 :class:`parsers.model.Table` whose rows all have the same width, whose cells are single lines, and
-whose ``header_rows`` says how many leading rows are headers.
+whose ``header_rows`` says how many leading rows are headers (``title_rows`` how many of those are
+the table's title, at most one, not counted against :data:`MAX_HEADER_ROWS`).
 
 Header rows are the leading rows made of labels (no numbers, dates or amounts), at most
-:data:`MAX_HEADER_ROWS`. A merged range decides more than the labels do: a group label merged over
+:data:`MAX_HEADER_ROWS`; a row of years over a row of labels (``2017 | 2017`` over ``총인구 | 가구``)
+is a header row too. A merged range decides more than the labels do: a group label merged over
 some columns (not the full width) means the row below is a header row too, and a label merged down
 over rows ``1..k`` makes rows ``1..k`` headers.
 
@@ -114,8 +116,9 @@ def make_table(
     if header_rows is None:
         header_rows = detect_header_rows(grid, spans)
     header_rows = max(1, min(header_rows, len(grid)))
+    titles = _title_rows(grid, header_rows)
     _fill_spans(grid, spans, header_rows, width, len(grid))
-    return Table(tuple(tuple(row) for row in grid), header_rows)
+    return Table(tuple(tuple(row) for row in grid), header_rows, titles)
 
 
 class SheetRows:
@@ -311,6 +314,7 @@ def sheet_table(rows: SheetRows, spans: Iterable[Span] = ()) -> Table:
     height = len(packed)
     spans = [s for s in spans if (s.width > 1 or s.height > 1) and s.col < width and s.row < height]
     header_rows = max(1, min(detect_header_rows(_Unpacked(packed, width), spans), height))
+    titles = _title_rows(_Unpacked(packed, width), header_rows)
     if spans:  # fill merged cells in the rows they cover, then pack those rows again (the header
         # rows too: whether a label groups sub-columns is read from the header row under it)
         covered = {r for s in spans for r in range(s.row, min(s.last_row, height - 1) + 1)}
@@ -321,7 +325,7 @@ def sheet_table(rows: SheetRows, spans: Iterable[Span] = ()) -> Table:
             while end and not cells[end - 1]:
                 end -= 1
             packed[r] = PACKED_SEPARATOR.join(cells[:end])
-    return Table(PackedRows.pack(packed, width), header_rows)
+    return Table(PackedRows.pack(packed, width), header_rows, titles)
 
 
 def _cells(packed: str, width: int) -> list[str]:
@@ -358,11 +362,12 @@ def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()
     if len(grid) <= 1:
         return 1
     width = len(grid[0])
-    if len(grid) > 2 and width >= 3 and _is_title_row(grid[0]):
+    if _opens_with_title(grid):
         # A title over the table ("요구사항 정의서", "Stanley Cups"): a header row of its own, on
-        # top of the header rows below it — a merged title must not hide the column labels.
+        # top of the header rows below it — a merged title must not hide the column labels, nor
+        # count against their limit (a title over three rows of labels leaves them all headers).
         below = [Span(s.row - 1, s.col, s.last_row - 1, s.last_col) for s in spans if s.row >= 1]
-        return min(1 + detect_header_rows(grid[1:], below), MAX_HEADER_ROWS)
+        return min(1 + detect_header_rows(grid[1:], below), 1 + MAX_HEADER_ROWS)
     # Merges in the top rows are the strongest signal (a "2025" merged over Q1 | Q2 is a header
     # even though it looks like a number): a label merged down over rows 0..k, or a group label
     # merged over some (not all) columns with the row below it.
@@ -382,8 +387,8 @@ def detect_header_rows(grid: Sequence[Sequence[str]], spans: Sequence[Span] = ()
         return bool(filled) and not any(is_value(cell) for cell in filled)
 
     labels = 0
-    for row in grid[:MAX_HEADER_ROWS]:
-        if not is_label_row(row):
+    for index, row in enumerate(grid[:MAX_HEADER_ROWS]):
+        if not is_label_row(row) and not (_is_year_row(row) and index + 1 < len(grid) and is_label_row(grid[index + 1])):
             break
         labels += 1
     if labels <= 1 or all(is_label_row(row) for row in grid[labels:labels + 200]):
@@ -456,6 +461,27 @@ def _sub_header_below(grid: Sequence[Sequence[str]], spans: Sequence[Span], row:
         return True
     labels = all(len(cell) <= MAX_REPEATED_LABEL and (not is_value(cell) or _YEAR.match(cell)) for cell in below if cell)
     return labels and all(any(below[c] for c in range(s.col, min(s.last_col + 1, len(below)))) for s in groups)
+
+
+def _opens_with_title(grid: Sequence[Sequence[str]]) -> bool:
+    """Whether the first row is the table's title: one label in its first cell, over a table of
+    three columns or more with at least two rows under it."""
+    return len(grid) > 2 and len(grid[0]) >= 3 and _is_title_row(grid[0])
+
+
+def _title_rows(grid: Sequence[Sequence[str]], header_rows: int) -> int:
+    """How many of the ``header_rows`` leading rows are the table's title (0 or 1): a title row with
+    header rows under it (a title over data rows only is the table's one header row)."""
+    return 1 if header_rows > 1 and _opens_with_title(grid) else 0
+
+
+def _is_year_row(row: Sequence[str]) -> bool:
+    """Years standing over the columns (``행정구역별 | 2017 | 2017 | …``), with labels beside them at
+    most: a header row when a row of labels follows it (the years say which period each label's
+    column is), though a year reads as a number."""
+    filled = [cell for cell in row if cell]
+    return any(_YEAR.match(cell) for cell in filled) and not any(is_value(cell) and not _YEAR.match(cell)
+                                                                 for cell in filled)
 
 
 def _is_title_row(row: Sequence[str]) -> bool:

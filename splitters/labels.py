@@ -39,6 +39,9 @@ MAX_LABEL_CHARS = 40
 #: short label out to fill a cell's width (``구 분``, ``합 계``, ``사 업 명``).
 _SPACED = re.compile(r"^[가-힣](?: [가-힣]){1,5}$")
 _SPACED_CELL = re.compile(r"(?:(?<=^)|(?<= \| )|(?<=\n))([가-힣](?: [가-힣]){1,5})(?=$| \| |\n)")
+#: A header cell that only states the table's unit (``(단위: 백만원)``, ``(단위 : 점)``, ``[Unit: USD]``): it
+#: is set in a header row's corner for the whole table, and labels no column.
+_UNIT_CAPTION = re.compile(r"^[(\[<〈［（]?\s*(?:단\s?위|units?)\s*[:：]\s*[^)\]>〉］）]*[)\]>〉］）]?$", re.IGNORECASE)
 _VALUE_LIKE = re.compile(r"^[\s\d.,:;()%/+\-−△▲~₩$€£¥원억만천]*$")
 
 
@@ -72,7 +75,7 @@ def column_labels(table: Table) -> tuple[str, ...]:
         for index in headers:
             row = rows[index]
             cell = row[column] if column < len(row) else ""
-            if cell and len(cell) <= MAX_LABEL_CHARS and cell not in parts:
+            if cell and len(cell) <= MAX_LABEL_CHARS and cell not in parts and not _UNIT_CAPTION.match(cell):
                 parts.append(cell)
         labels.append(" ".join(_joined(part) for part in parts))
     named = [label for label in labels if label]

@@ -41,7 +41,7 @@ class _Section:
     end: int
     children: tuple[_Section, ...] = ()
     header_end: int = 0  # where its header line ends (the root has none)
-    back: bool = False  # back matter (부칙, an attachment, the references): see _Unit.back
+    back: str = ""  # the heading family of back matter (부칙, an attachment, the references): see _Unit.back
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,10 @@ class _Unit:
     end: int
     packable: bool  # a whole section (or a whole lead-in with its first whole subsection)
     # Back matter is never packed or merged with the body: a regulation's last article packed with
-    # fifteen 부칙 ("이 규정은 … 시행한다") is lost among them.
-    back: bool = False
+    # fifteen 부칙 ("이 규정은 … 시행한다") is lost among them. Nor with back matter of another
+    # heading family: the last 부칙 packed with the form of [별지 제1호 서식] puts the form's table in
+    # a chunk with no heading of its own, among effective dates. "" for the body.
+    back: str = ""
 
 
 def section_tree(outline: Outline, length: int) -> _Section:
@@ -70,11 +72,17 @@ def section_tree(outline: Outline, length: int) -> _Section:
                 following += 1
             section_end = starts[following] if following < stop else end
             children.append(_Section(starts[index], section_end, build(index + 1, following, section_end),
-                                     headings[index].end, is_back_matter(headings[index])))
+                                     headings[index].end, _back_family(headings[index])))
             index = following
         return tuple(children)
 
     return _Section(0, length, build(0, len(headings), length))
+
+
+def _back_family(heading: Heading) -> str:
+    """The heading family of a header that opens back matter (``legal`` for 부칙, ``attachment`` for
+    별지 and 별표), or "" for the body."""
+    return heading.family if is_back_matter(heading) else ""
 
 
 def _section_starts(outline: Outline) -> tuple[list[Heading], list[int]]:
@@ -164,7 +172,7 @@ def split_sections(doc: Document, count: TokenCounter, budget: Budget) -> list[C
         start, end = trim(doc, unit.start, unit.end)
         if end > start:
             chunks.append(make_chunk(doc, start, end, count, heading_path=outline.path_of(start, end),
-                                     group=_BACK_MATTER if unit.back else ""))
+                                     group=f"{_BACK_MATTER}: {unit.back}" if unit.back else ""))
     return chunks or [make_chunk(doc, 0, len(text), count)]
 
 

@@ -31,7 +31,9 @@ def row_segments(text: str, table: Table, block_start: int, start: int, end: int
     it on each piece costs rows × columns²). Then the row is cut into column groups
     (:mod:`splitters.columns`): sealed segments, each repeating only its own columns' header cells,
     each its own merge group (``group#columns@start``) so no merge joins it to a neighbour."""
-    header = table.header_text + "\n"
+    # The title rows (a caption row over the table) are repeated above the header rows, whatever
+    # the caption lines before the table are.
+    header = "".join(f"{text}\n" for text in (table.title_text, table.header_text) if text)
     wide = len(table.rows[0]) > 1 and count(header) > limit // 4
     if caption and not wide and count(caption + header) <= limit // 4:
         header = caption + header

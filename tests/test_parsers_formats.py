@@ -305,6 +305,45 @@ def test_csv_tables_stacked_after_an_empty_line_are_tables_of_their_own(tmp_path
     assert [(b.locator.row_start, b.locator.row_end) for b in doc.blocks] == [(1, 3), (5, 6)]
 
 
+def test_a_row_of_years_over_a_row_of_labels_is_a_two_row_header(tmp_path: Path) -> None:
+    """A statistics office's CSV puts the year over every column and the labels under it. The year
+    row alone was read as the header and the label row as data, so a chunk past the first said
+    ``2017 | 2017 | …`` above its rows and no column's name."""
+    years = ["행정구역별(읍면동)"] + ["2017"] * 4
+    labels = ["행정구역별(읍면동)", "총인구 (명)", "남자 (명)", "아파트 (호)", "일반가구 (가구)"]
+    rows = [years, labels] + [[f"구{i}", 1000 + i, 500 + i, 70 + i, 300 + i] for i in range(400)]
+    doc = parse(make_csv(tmp_path / "인구.csv", rows))
+    table = doc.blocks[0].table
+    assert table.header_rows == 2
+    _, chunks = cut_document(doc, CutConfig(Budget(max_tokens=200, min_tokens=50)), "인구.csv")
+    last = chunks[-1]
+    assert "구399 | 1399" in last.text and "아파트 (호)" in last.header + last.text
+    # Years over data rows are still not a header of labels: one header row, the years.
+    assert detect_header_rows([["구분", "2019", "2020"], ["인구", "100", "200"], ["가구", "40", "50"]]) == 1
+
+
+def test_a_title_row_is_counted_apart_from_three_header_rows(tmp_path: Path) -> None:
+    """A sheet's merged title over three rows of labels (year, half, sex). The title took one of the
+    three header rows, so the last row of labels (``남 | 여``) was read as data, and a piece past the
+    first repeated the title and two label rows, without saying which column is which sex."""
+    title = ["표 3. 지역별 인구 현황 (단위: 명)"] + [""] * 8
+    years = ["지역", "2023년", "", "", "", "2024년", "", "", ""]
+    halves = ["", "상반기", "", "하반기", "", "상반기", "", "하반기", ""]
+    sexes = ["", "남", "여", "남", "여", "남", "여", "남", "여"]
+    data = [[f"지역{i}", *(1000 + i * 10 + c for c in range(8))] for i in range(120)]
+    merges = ["A1:I1", "A2:A4", "B2:E2", "F2:I2", "B3:C3", "D3:E3", "F3:G3", "H3:I3"]
+    doc = parse(make_xlsx(tmp_path / "인구.xlsx", {"인구": [title, years, halves, sexes, *data]}, merges={"인구": merges}))
+    table = doc.blocks[0].table
+    assert (table.header_rows, table.title_rows) == (4, 1)
+    assert table.header_text.splitlines()[-1].startswith("지역 | 남 | 여 | 남 | 여")
+    assert "표 3." not in table.header_text, "the title is not one of the column label rows"
+    _, chunks = cut_document(doc, CutConfig(Budget(max_tokens=300, min_tokens=50)), "인구.xlsx")
+    last = chunks[-1]
+    assert "지역119 |" in last.text
+    assert "지역 | 남 | 여" in last.header, "a piece inside the table repeats the last row of labels"
+    assert last.header.count("표 3. 지역별 인구 현황") == 1, "and the title once, as its caption"
+
+
 # -------------------------------------------------------------------------------------------- docx
 
 

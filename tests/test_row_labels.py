@@ -67,6 +67,10 @@ def test_labels_join_header_rows_and_skip_titles_values_and_pairs():
     titled = make_table([["경부선 (단위:원)", "", ""], ["역", "서울", "부산"], ["행신", "8,100", "49,100"]],
                         spans=[Span(0, 0, 0, 2)], header_rows=2)
     assert column_labels(titled) == ("역", "서울", "부산")  # the title labels no column
+    # A unit caption set in a header row's corner is the whole table's: it labels no column.
+    scored = make_table([["심사항목", "평가요소", "(단위 : 점)"], ["심사항목", "평가요소", "세부항목 및 등급"],
+                         ["기술인증", "고도기술 인증", "A. 신기술 인증 3.0"]], header_rows=2)
+    assert column_labels(scored) == ("심사항목", "평가요소", "세부항목 및 등급")
     pairs = make_table([["표본크기", "187명"], ["조사방법", "전화조사"]], header_rows=1)
     assert column_labels(pairs) == ()  # label | value lines name their values already
     numbers = make_table([["행신", "8,100", "14,100"], ["서울", "8,100", "12,700"]], header_rows=1)

@@ -726,7 +726,33 @@ def test_back_matter_is_never_packed_with_the_body(counter):
     chunks = split_document(doc, "section", counter, Budget(100, 1100, 1150, pack=500))
     last_article = next(c for c in chunks if "제8조(규정의 개정)" in c.text)
     assert "시행한다" not in last_article.text
-    assert all(c.group == "back matter" for c in chunks if "시행한다" in c.text)
+    assert all(c.group.startswith("back matter") for c in chunks if "시행한다" in c.text)
+
+
+def test_back_matter_packs_only_within_its_heading_family(counter, tmp_path):
+    """A regulation in Word ends with its 부칙 and then its forms ([별지 제1호 서식], each a table).
+    All back matter was one pack group, so the last 부칙 and the first form were packed into a chunk
+    with no heading, the form's rows among effective dates; a question about the form's field found
+    the forms after it first."""
+    from fixtures.files import make_docx
+
+    from parsers import parse
+
+    items: list = [("h1", "제1장 총칙")]
+    items += [f"제{n}조(조항{n}) " + "직원은 재해가 나면 규정에 따라 업무를 처리하고 그 결과를 기록하여야 한다. " * 5
+              for n in range(1, 6)]
+    for year in range(2018, 2024):
+        items += ["부 칙", f"제1조(시행일) 이 지침은 {year}년 1월 1일부터 시행한다."]
+    for number, name in ((1, "재해상황 보고서"), (2, "재해선언 의결서")):
+        items += [f"[별지 제{number}호 서식] {name}", name,
+                  ("table", [["제 목", ""], ["재해발생 일시", ""], ["재해유형", "□자연재해 □화재 □테러 □기타"],
+                             ["조치 현황", ""], ["복구예상시간", ""]])]
+    doc = parse(make_docx(tmp_path / "지침.docx", items))
+    chunks = split_document(doc, "section", counter, Budget(100, 400, 450, pack=400))
+    form = next(c for c in chunks if "재해상황 보고서" in c.text)
+    assert "시행한다" not in form.text, "the first form is not packed with the 부칙 before it"
+    assert form.text.startswith("[별지 제1호 서식]"), "the form opens its chunk"
+    assert any("2023년 1월 1일부터 시행한다" in c.text for c in chunks)
 
 
 def test_a_title_set_in_a_one_row_table_opens_the_section_after_it(counter):

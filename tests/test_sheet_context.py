@@ -116,10 +116,15 @@ def test_a_form_block_merged_across_the_top_is_read_once_above_the_last_header_r
              for i in range(1, 40)]
     merges = ["A1:H1", "B2:D2", "F2:H2", "B3:D3", "F3:H3"]
     doc = parse(make_xlsx(tmp_path / "테이블명세서.xlsx", {"명세": rows}, merges={"명세": merges}))
-    assert doc.blocks[0].table.header_text == (
-        "테이블 명세서\n시스템명 | 학사행정 정보시스템 |  |  | 작성자 | 홍길동\n"
+    # The title is a row of its own (not one of the three header rows: the column labels under the
+    # two field rows are header rows too); over the column labels, each value is spread over the
+    # columns it covers, as they hold different labels.
+    table = doc.blocks[0].table
+    assert (table.title_text, table.header_rows) == ("테이블 명세서", 4)
+    assert table.header_text == (
+        "시스템명 | 학사행정 정보시스템 |  |  | 작성자 | 홍길동\n"
         "테이블명 | TB_STDNT (학생 기본정보) | TB_STDNT (학생 기본정보) | TB_STDNT (학생 기본정보) | 작성일 | "
-        "2024년 3월 4일 | 2024년 3월 4일 | 2024년 3월 4일")  # the last header row: each column its label
+        "2024년 3월 4일 | 2024년 3월 4일 | 2024년 3월 4일\nNo | 컬럼명 | 속성명 | 타입 | 길이 | NULL | KEY | 비고")
     _, chunks = cut_document(doc, CutConfig(BUDGET), "테이블명세서.xlsx")
     assert len(chunks) > 3
     for chunk in chunks:

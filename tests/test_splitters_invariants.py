@@ -161,13 +161,15 @@ def check_tables(doc: Document, chunks, counter, budget: Budget = small_budget) 
         if block.table is None:
             continue
         table = block.table
-        header_end = start + len(table.header_text)
+        # What a piece inside the table repeats: its title rows, then its header rows.
+        lead = "\n".join(table.row_text(i) for i in range(min(table.header_rows, len(table.rows))))
+        header_end = start + len(lead)
         cuts = {start, end}
         position = start
         long_rows = []
         for index in range(len(table.rows)):
             row = table.row_text(index)
-            if index >= table.header_rows and counter(table.header_text + "\n" + row) > budget.max_tokens:
+            if index >= table.header_rows and counter(lead + "\n" + row) > budget.max_tokens:
                 long_rows.append((position, position + len(row)))
             cuts.update((position, position + len(row)))
             position += len(row) + 1
@@ -175,7 +177,7 @@ def check_tables(doc: Document, chunks, counter, budget: Budget = small_budget) 
         for chunk in chunks:
             if header_end < chunk.end and chunk.start < end and chunk.start > start:
                 # its header rows, after its caption: lines from just before the table
-                caption = chunk.header.removesuffix(table.header_text + "\n")
+                caption = chunk.header.removesuffix(lead + "\n")
                 assert ((caption != chunk.header and chunk.text.startswith(chunk.header)
                          and all(line.strip() in doc.text[:start][-400:] for line in caption.splitlines()))
                         or repeats_its_columns_header(table, chunk)), "table chunk repeats its header"

@@ -271,7 +271,7 @@ def tables_split_without_header(doc: Document, chunks: Sequence[Chunk]) -> int:
         if chunk.header:
             continue
         for (b_start, b_end), table in tables:
-            body_start = b_start + len(table.header_text)
+            body_start = b_start + sum(len(table.row_text(i)) + 1 for i in range(min(table.header_rows, len(table.rows)))) - 1
             if body_start < chunk.start < b_end:
                 count += 1
                 break
