@@ -169,3 +169,46 @@ def test_two_writers_at_once_and_a_kill_leave_what_a_local_ingest_leaves(prefect
     local = str(tmp_path / "local")
     ingest_flow([str(a), str(b)], settings(local))
     assert_same_kb(db, local)
+
+
+def test_two_writers_syncing_the_same_passages_at_once_leave_them_once(s3, tmp_path):
+    """Two ingests into one KB both bring the passages in line at their end. Deleted and then added
+    by each (the sync before), a file's passages were there twice, and no later sync saw it; two
+    rewrites of the whole table at once failed one of them."""
+    import threading
+
+    from flows.index.schema import in_list
+    from flows.ingest.flow import run_ingest
+    from flows.ingest.workers import close_cutters
+
+    root = tmp_path / "docs"
+    for i in range(12):
+        write(root / f"n{i:02d}.md", f"# Note {i}\n\n" + f"Word{i} and its sentence go on. " * 60)
+    db = f"s3://{s3.bucket()}/kb"
+    try:
+        run_ingest([str(root)], settings(db))
+    finally:
+        close_cutters()
+    whole = passages(db)
+    # the passages of some files fall behind (a run killed before its upkeep), and two writers catch
+    # up at once: a third of the files (merged file by file), then most (the table written afresh)
+    for behind in (4, 10, 4):
+        Store(db).passages.table().delete(in_list("source", [str(root / f"n{i:02d}.md") for i in range(behind)]))
+        stores = [Store(db), Store(db)]
+        start = threading.Barrier(2)
+        failed: list[BaseException] = []
+
+        def sync(store: Store, start: threading.Barrier = start, failed: list = failed) -> None:
+            start.wait()
+            try:
+                store.passages.sync(store.chunks_table())
+            except BaseException as exc:
+                failed.append(exc)
+
+        threads = [threading.Thread(target=sync, args=(store,)) for store in stores]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failed == []
+        assert passages(db) == whole
