@@ -8,6 +8,7 @@ is the chunk rows (but when they were written), the manifest, and the passages f
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -212,3 +213,98 @@ def test_two_writers_syncing_the_same_passages_at_once_leave_them_once(s3, tmp_p
             thread.join()
         assert failed == []
         assert passages(db) == whole
+
+
+# -- folders on object storage as sources ---------------------------------------------------------
+
+
+def _comparable(db: str) -> tuple[list[dict], dict[str, tuple]]:
+    """Rows and manifest by path relative to the root: what a local and an s3:// ingest of the same
+    files share (the file's full path differs, s3://… against /tmp/…)."""
+    from test_sync import comparable_rows, manifest_by_doc
+
+    return comparable_rows(db), {doc: (row["content_hash"], row["chunks"], row["status"], row["format"])
+                                 for doc, row in manifest_by_doc(db).items()}
+
+
+def test_a_prefix_on_s3_is_indexed_as_a_local_folder_is(prefect_harness, s3, tmp_path, capsys):
+    from flows.app.cli import main
+
+    root = sample_folder(tmp_path / "docs")
+    write(root / ".seamsignore", "*.csv\n")
+    write(root / ".hidden" / "secret.md", "# Not indexed\n")
+    bucket = s3.bucket("docs")
+    s3.upload(root, bucket, "in")
+    source, db = f"s3://{bucket}/in/", str(tmp_path / "db")
+
+    assert main(["ingest", source, "--db", db, "--embedder", "hashing", "--workers", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(f["doc_id"] for f in report["files"]) == [
+        "README_project.md", "employee_handbook.docx", "notes/note 0.md", "notes/note 1.md", "notes/note 2.md",
+        "notes/note 3.md", "sales_2025.xlsx"]
+    assert {r["source"] for r in Store(db).rows(["source"])} == {
+        f"s3://{bucket}/in/{f['doc_id']}" for f in report["files"]}
+    ingest_flow([str(root)], settings(tmp_path / "local1"))
+    assert _comparable(db) == _comparable(str(tmp_path / "local1"))
+    assert search(settings(db), "harbour crane number 3", k=1, mode="fts")[0]["doc_id"] == "notes/note 3.md"
+
+    # nothing changed: nothing is cut; then the same bytes put again (a new LastModified), one object
+    # changed, one deleted, one added
+    again = report_of(ingest_flow([source], settings(db), return_state=True))
+    assert again.counts()["unchanged"] == 7 and again.chunks == 0
+    s3.client().put_object(Bucket=bucket, Key="in/README_project.md", Body=(root / "README_project.md").read_bytes())
+    write(root / "notes" / "note 1.md", "# Note 1\n\nThe crane was replaced by a gantry.\n")
+    write(root / "notes" / "note 4.md", "# Note 4\n\nA fifth note, about tugboats.\n")
+    (root / "notes" / "note 2.md").unlink()
+    for name in ("note 1.md", "note 4.md"):
+        s3.client().put_object(Bucket=bucket, Key=f"in/notes/{name}", Body=(root / "notes" / name).read_bytes())
+    s3.client().delete_object(Bucket=bucket, Key="in/notes/note 2.md")
+    changed = report_of(ingest_flow([source], settings(db), return_state=True))
+    assert {k: v for k, v in changed.counts().items() if v} == {"added": 1, "updated": 1, "unchanged": 5, "deleted": 1}
+    ingest_flow([str(root)], settings(tmp_path / "local2"))
+    assert _comparable(db) == _comparable(str(tmp_path / "local2"))
+    readme = next(r for r in Store(db).manifest().values() if r["doc_id"] == "README_project.md")
+    info = s3.client().head_object(Bucket=bucket, Key="in/README_project.md")
+    assert readme["mtime"] == info["LastModified"].timestamp(), "the new time is recorded, so it is not hashed again"
+
+
+def test_an_s3_prefix_that_is_emptied_is_refused_not_wiped(prefect_harness, s3, tmp_path):
+    bucket = s3.bucket("docs")
+    s3.client().put_object(Bucket=bucket, Key="in/a.md", Body=b"# A\n\nAlpha.\n")
+    db = str(tmp_path / "db")
+    ingest_flow([f"s3://{bucket}/in"], settings(db))
+    s3.client().delete_object(Bucket=bucket, Key="in/a.md")
+    report = report_of(ingest_flow([f"s3://{bucket}/in"], settings(db), return_state=True))
+    assert report.refused == [f"s3://{bucket}/in"] and Store(db).count() == 1
+
+
+def test_rows_of_an_s3_file_not_recorded_yet_are_not_taken_for_orphans(s3, tmp_path):
+    """A run's chunks are committed before its manifest rows; a run meanwhile (another folder into
+    the same KB) must not delete them as orphans: a local look-up says every object is gone."""
+    from flows.ingest.flow import run_ingest
+    from flows.ingest.workers import close_cutters
+
+    bucket = s3.bucket("docs")
+    s3.client().put_object(Bucket=bucket, Key="in/a.md", Body=b"# A\n\nAlpha is on S3.\n")
+    write(tmp_path / "local" / "b.md", "# B\n\nBravo is local.\n")
+    db = str(tmp_path / "db")
+    try:
+        run_ingest([f"s3://{bucket}/in"], settings(db))
+        Store(db).manifest_table().delete("doc_id = 'a.md'")  # as if the run were between its two commits
+        run_ingest([str(tmp_path / "local")], settings(db))
+    finally:
+        close_cutters()
+    assert sorted(r["doc_id"] for r in Store(db).rows(["doc_id"])) == ["a.md", "b.md"]
+
+
+def test_an_s3_source_without_the_extra_or_out_of_reach_is_a_usage_error(s3, tmp_path, capsys):
+    from flows.app.cli import EXIT_USAGE, main
+
+    db = ["--db", str(tmp_path / "db"), "--embedder", "hashing"]
+    assert main(["ingest", f"s3://{s3.bucket('docs')}/nothing/", *db]) == EXIT_USAGE
+    assert "no such file or folder" in capsys.readouterr().err
+    # s3fs not installed: a process where importing it fails
+    script = ("import sys; sys.modules['s3fs'] = None; from flows.app.cli import main; "
+              f"sys.exit(main(['ingest', 's3://docs/in/', '--db', {str(tmp_path / 'db')!r}]))")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == EXIT_USAGE and "pip install 'seams[s3]'" in done.stderr, done.stderr[-2000:]

@@ -50,6 +50,7 @@ from flows.ingest.report import (
     unlisted_reports,
 )
 from flows.ingest.rows import chunk_rows, manifest_entry
+from flows.ingest.sources import exists
 from flows.ingest.sync import Plan, plan_sync
 from flows.ingest.workers import close_cutters, cut_ahead, cut_batch, ocr_pages
 from flows.progress import Listeners
@@ -193,7 +194,7 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     if plan.deleted:
         report.rows_deleted += steps.forget(store, plan.deleted)
         report.files += [deleted_report(manifest[path]) for path in plan.deleted]
-    orphans = store.orphans(store.manifest() if plan.to_cut or plan.deleted else manifest)
+    orphans = store.orphans(store.manifest() if plan.to_cut or plan.deleted else manifest, exists)
     if orphans:
         report.rows_deleted += _forget_orphans(store, orphans, steps.forget)
     store.maintain(len(plan.to_cut) + len(plan.deleted) + len(orphans))  # indexes; compaction when commits piled up
