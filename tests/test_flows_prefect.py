@@ -496,3 +496,18 @@ def test_ingest_exits_1_for_new_failures_and_0_when_only_old_ones_remain(prefect
     assert "Still processing items" not in captured.err
     (root / "broken.pdf").write_bytes(b"%PDF-1.7\n% broken differently")
     assert main(["ingest", *base]) == EXIT_SOME_FAILED, "a changed file that fails again is a new failure"
+
+
+def test_seams_ingest_with_the_dask_runner(prefect_harness, tmp_path, capsys):
+    """``seams ingest --runner dask`` as a user runs it: the command's progress listener must not go
+    with the tasks to the workers (it holds the terminal's lock; every batch failed to be sent)."""
+    pytest.importorskip("prefect_dask")
+    from flows.app.cli import main
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    for i in range(3):
+        (root / f"note {i}.md").write_text(f"# Note {i}\n\nThe tugboat number {i} pushes barges.\n", "utf-8")
+    db = str(tmp_path / "db")
+    assert main(["ingest", str(root), "--db", db, "--embedder", "hashing", "--runner", "dask", "--workers", "1"]) == 0
+    assert sorted(r["doc_id"] for r in Store(db).rows(["doc_id"])) == ["note 0.md", "note 1.md", "note 2.md"]
