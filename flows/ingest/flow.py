@@ -143,6 +143,8 @@ class WorkerEmbedding:
         self.error: EmbedderError | None = None
 
     def cut_all(self, batches, config, workers, timeout, settings):
+        # the database as an absolute location: a worker's working folder is not the flow's
+        settings = settings.model_copy(update={"db": settings.db_location()})
         window: deque = deque()
         for batch in batches:
             window.append(cut_embed_task.submit(batch, config, workers, timeout, settings))
