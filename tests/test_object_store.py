@@ -308,3 +308,29 @@ def test_an_s3_source_without_the_extra_or_out_of_reach_is_a_usage_error(s3, tmp
               f"sys.exit(main(['ingest', 's3://docs/in/', '--db', {str(tmp_path / 'db')!r}]))")
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == EXIT_USAGE and "pip install 'seams[s3]'" in done.stderr, done.stderr[-2000:]
+
+
+def test_an_s3_prefix_indexed_by_dask_workers_that_read_and_embed_it(prefect_harness, s3, tmp_path):
+    """``seams ingest s3://… --runner dask``: the workers read the objects themselves, cut and embed
+    them; the knowledge base is what a local ingest of the same files makes."""
+    pytest.importorskip("prefect_dask")
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    from flows.ingest.flow import flow_for
+
+    root = tmp_path / "docs"
+    for i in range(6):
+        write(root / f"n{i}.md", f"# Note {i}\n\nThe ferry number {i} crosses the bay twice a day.\n")
+    bucket = s3.bucket("docs")
+    s3.upload(root, bucket, "in")
+    db = str(tmp_path / "db")
+    dask = settings(db).model_copy(update={"runner": "dask", "workers": 1, "batch_files": 2})
+    state = flow_for(dask)([f"s3://{bucket}/in/"], dask, return_state=True)
+    assert report_of(state).counts()["added"] == 6
+    with get_client(sync_client=True) as client:
+        runs = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[
+            state.state_details.flow_run_id])))
+    assert "cut-and-embed-files" in {run.name.rsplit("-", 1)[0] for run in runs}
+    ingest_flow([str(root)], settings(tmp_path / "local"))
+    assert _comparable(db) == _comparable(str(tmp_path / "local"))
