@@ -235,8 +235,12 @@ def test_serve_fires_on_schedule_and_indexes_a_new_file(tmp_path):
 
 def test_dask_runner_with_a_local_cluster_of_processes(prefect_harness, tmp_path):
     """Scale-out path: the same flow with DaskTaskRunner (two worker processes) indexes the folder
-    exactly as the local runner does."""
+    exactly as the local runner does, the workers cutting and embedding each batch (issue #38): the
+    run's tasks are theirs, none embeds in the flow, and the workers filled the embedding cache."""
     pytest.importorskip("prefect_dask")
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
     from flows.ingest.flow import flow_for
 
     root = _folder(tmp_path / "docs")
@@ -245,8 +249,17 @@ def test_dask_runner_with_a_local_cluster_of_processes(prefect_harness, tmp_path
     local = Settings(db=str(tmp_path / "local"), embedder="hashing", workers=1, batch_files=2)
     dask = local.model_copy(update={"db": str(tmp_path / "dask"), "runner": "dask", "workers": 2})
     local_report = report_of(flow_for(local)([str(root)], local, return_state=True))
-    dask_report = report_of(flow_for(dask)([str(root)], dask, return_state=True))
+    dask_state = flow_for(dask)([str(root)], dask, return_state=True)
+    dask_report = report_of(dask_state)
     assert dask_report.count("added") == local_report.count("added") == 8 and dask_report.failed == 1
+    assert dask_report.embedded == local_report.embedded > 0
+    with get_client(sync_client=True) as client:
+        runs = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[
+            dask_state.state_details.flow_run_id])))
+    names = {run.name.rsplit("-", 1)[0] for run in runs}
+    assert "cut-and-embed-files" in names and "embed-chunks" not in names, names
+    cached = sum(t.count_rows() for t in Store(str(tmp_path / "dask")).cache.tables())
+    assert cached == dask_report.embedded
 
     def rows(db):
         return sorted((r["chunk_id"], r["text"]) for r in Store(db).rows())
@@ -483,3 +496,18 @@ def test_ingest_exits_1_for_new_failures_and_0_when_only_old_ones_remain(prefect
     assert "Still processing items" not in captured.err
     (root / "broken.pdf").write_bytes(b"%PDF-1.7\n% broken differently")
     assert main(["ingest", *base]) == EXIT_SOME_FAILED, "a changed file that fails again is a new failure"
+
+
+def test_seams_ingest_with_the_dask_runner(prefect_harness, tmp_path, capsys):
+    """``seams ingest --runner dask`` as a user runs it: the command's progress listener must not go
+    with the tasks to the workers (it holds the terminal's lock; every batch failed to be sent)."""
+    pytest.importorskip("prefect_dask")
+    from flows.app.cli import main
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    for i in range(3):
+        (root / f"note {i}.md").write_text(f"# Note {i}\n\nThe tugboat number {i} pushes barges.\n", "utf-8")
+    db = str(tmp_path / "db")
+    assert main(["ingest", str(root), "--db", db, "--embedder", "hashing", "--runner", "dask", "--workers", "1"]) == 0
+    assert sorted(r["doc_id"] for r in Store(db).rows(["doc_id"])) == ["note 0.md", "note 1.md", "note 2.md"]

@@ -321,7 +321,8 @@ def test_files_the_knowledge_base_never_held_are_appended_and_the_others_merged(
     real_merge_insert = lancedb.table.LanceTable.merge_insert
 
     def merge_insert(self, on):
-        merged.append(on)
+        if not self.name.endswith("__fts_passages"):  # the passages are merged by their own upkeep
+            merged.append(on)
         return real_merge_insert(self, on)
 
     monkeypatch.setattr(lancedb.table.LanceTable, "merge_insert", merge_insert)

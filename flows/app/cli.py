@@ -393,10 +393,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from flows.app import console
+    from flows.ingest.sources import is_uri, require
 
-    missing = [p for p in args.paths if not Path(p).exists()]
+    missing = [p for p in args.paths if not is_uri(p) and not Path(p).exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
+    for uri in (p for p in args.paths if is_uri(p)):
+        require(uri)  # s3:// needs the s3 extra
     try:
         settings = _settings(args)
     except ValidationError as exc:
@@ -474,10 +477,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from flows.app.serve import parse_every, serve_folders
     from flows.app.server import dashboard_url, local_server
+    from flows.ingest.sources import is_uri, require
 
-    missing = [p for p in args.paths if not Path(p).exists()]
+    missing = [p for p in args.paths if not is_uri(p) and not Path(p).exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
+    for uri in (p for p in args.paths if is_uri(p)):
+        require(uri)  # s3:// needs the s3 extra
     every = parse_every(args.every) if args.every else None
     if args.retry_failed and args.no_run_now:
         raise UsageError("--retry-failed is for the run started at once; it cannot go with --no-run-now")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flows.errors import UsageError
+from flows.ingest.sources import is_uri
 from flows.settings import Settings
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def run_parameters(paths: list[str], settings: Settings) -> tuple[dict, dict]:
     """The parameters of the scheduled runs and of the run started at once. They differ in
     ``retry_failed`` alone, which only the first run keeps: in every scheduled run, a file that failed
     for what it is (over the time limit, say) would cost that run its time again (flows/ingest/sync.py)."""
-    folders = [str(Path(p).resolve()) for p in paths]
+    folders = [p if is_uri(p) else str(Path(p).resolve()) for p in paths]  # s3://… as given
     scheduled = settings.model_copy(update={"retry_failed": False})
     return ({"paths": folders, "settings": scheduled.model_dump(mode="json")},
             {"paths": folders, "settings": settings.model_dump(mode="json")})

@@ -10,6 +10,7 @@ a file version since replaced or deleted never brings its chunk back.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 
 import pyarrow as pa
@@ -24,6 +25,20 @@ from flows.index.schema import (
     passage_records,
 )
 from flows.index.upkeep import text_indexes
+
+#: The chunk columns a passage is made from.
+_COLUMNS = ["chunk_id", "source", "content_hash", PASSAGE_FTS_COLUMN]
+#: Times a sync compares and writes at most (see :meth:`PassageIndex.sync`).
+SYNC_ROUNDS = 3
+
+
+def _files(table) -> set[tuple[str, str]]:
+    """The (path, content hash) pairs ``table`` holds rows of."""
+    if table is None or table.count_rows() == 0:
+        return set()
+    pairs = table.search().select(["source", "content_hash"]).limit(None).to_arrow()
+    unique = pa.table({"s": pairs["source"], "h": pairs["content_hash"]}).group_by(["s", "h"]).aggregate([])
+    return set(zip(unique["s"].to_pylist(), unique["h"].to_pylist(), strict=True))
 
 
 class PassageIndex:
@@ -48,62 +63,91 @@ class PassageIndex:
         this leaves it behind the chunks, and the next upkeep catches up; a search meanwhile ranks the
         chunks it lacks by their whole text alone.
 
+        Several writers may sync one knowledge base at once (ingests of different folders into a KB on
+        shared storage). A file's passages are therefore merged on their ids, its old ones deleted in the
+        same commit, so two writers syncing one file leave its passages once (deleted and then added by
+        each, they were there twice, and no later sync saw it: it compares files, not rows); and after
+        writing, the sync compares again and catches up with what another writer's rewrite of the whole
+        table, made from an older view of the chunks, left out (at most :data:`SYNC_ROUNDS` times).
+
         Why passages: BM25 over a whole chunk weighs a question's words against the chunk's length, so
         a chunk of 900 tokens with the one sentence that answers ranks below short chunks that merely
         mention the words. English full text therefore also ranks chunks by their best passage
         (:func:`flows.index.search.fts_ranking`); see there for what was measured."""
         table = self.table()
         if chunks is None or PASSAGE_FTS_COLUMN not in chunks.schema.names:
-            if table is not None:
-                self.db.drop_table(self.name)
+            self._drop()
             return 0
-
-        def files(of) -> set[tuple[str, str]]:
-            if of is None or of.count_rows() == 0:
-                return set()
-            pairs = of.search().select(["source", "content_hash"]).limit(None).to_arrow()
-            unique = pa.table({"s": pairs["source"], "h": pairs["content_hash"]}).group_by(["s", "h"]).aggregate([])
-            return set(zip(unique["s"].to_pylist(), unique["h"].to_pylist(), strict=True))
-
-        wanted, held = files(chunks), files(table)
-        changed = sorted({source for source, _ in wanted ^ held})
-        if not changed:
-            return 0
-        if not wanted:
-            self.db.drop_table(self.name)
-            return 0
-        columns = ["chunk_id", "source", "content_hash", PASSAGE_FTS_COLUMN]
+        if table is not None and "passage_id" not in table.schema.names:
+            self._drop()  # written before passages had ids: written afresh below
+            table = None
         written = 0
-        if table is None or len(changed) * 2 > len(wanted):
-            # Most files are new or changed (a first ingest, a re-index): one streamed scan of the
-            # chunks writes the table afresh, where a scan per slice of files grows with the table
-            def batches() -> Iterator[pa.RecordBatch]:
-                nonlocal written
-                for batch in chunks.search().select(columns).limit(None).to_batches(WRITE_BATCH_ROWS):
-                    records = list(passage_records(batch.to_pylist()))
-                    written += len(records)
-                    yield from pa.Table.from_pylist(records, schema=PASSAGE_SCHEMA).to_batches()
-
-            # "create" when there is no table: "overwrite" of a table not there yet has Lance log a
-            # warning on stderr at every first ingest. Another ingest may create it meanwhile.
-            for mode in ("create", "overwrite") if table is None else ("overwrite",):
-                written = 0
+        for _round in range(SYNC_ROUNDS):
+            chunks = open_table(self.db, chunks.name) or chunks  # as it is now, with other writers' commits
+            wanted, held = _files(chunks), _files(table)
+            changed = sorted({source for source, _ in wanted ^ held})
+            if not changed:
+                break
+            if not wanted:
+                self._drop()
+                break
+            if table is None or len(changed) * 2 > len(wanted):
                 try:
-                    self.db.create_table(self.name, pa.RecordBatchReader.from_batches(PASSAGE_SCHEMA, batches()),
-                                         mode=mode)
-                    break
-                except ValueError:  # "create" of a table another ingest has just created
-                    if mode == "overwrite" or self.table() is None:
+                    written += self._write_all(chunks, create=table is None)
+                except RuntimeError as exc:
+                    if "commit conflict" not in str(exc).lower():
                         raise
-            return written
+                    # another writer rewrote the table meanwhile: the next round compares with its
+                    # version (LanceDB raises a plain RuntimeError, "Retryable commit conflict")
+            else:
+                written += self._merge(chunks, table, changed)
+            table = self.table()
+        return written
+
+    def _drop(self) -> None:
+        if self.table() is not None:
+            with contextlib.suppress(ValueError, FileNotFoundError):  # another writer dropped it first
+                self.db.drop_table(self.name)
+
+    def _write_all(self, chunks, create: bool) -> int:
+        """The table written afresh from one streamed scan of the chunks (a first ingest, a re-index),
+        where a merge per slice of files grows with the table."""
+        written = 0
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            nonlocal written
+            for batch in chunks.search().select(_COLUMNS).limit(None).to_batches(WRITE_BATCH_ROWS):
+                records = list(passage_records(batch.to_pylist()))
+                written += len(records)
+                yield from pa.Table.from_pylist(records, schema=PASSAGE_SCHEMA).to_batches()
+
+        # "create" when there is no table: "overwrite" of a table not there yet has Lance log a
+        # warning on stderr at every first ingest. Another ingest may create it meanwhile.
+        for mode in ("create", "overwrite") if create else ("overwrite",):
+            written = 0
+            try:
+                self.db.create_table(self.name, pa.RecordBatchReader.from_batches(PASSAGE_SCHEMA, batches()), mode=mode)
+                break
+            except ValueError:  # "create" of a table another ingest has just created
+                if mode == "overwrite" or self.table() is None:
+                    raise
+        return written
+
+    def _merge(self, chunks, table, changed: list[str]) -> int:
+        """The passages of the files at ``changed`` made exactly those of their chunks now: one merge on
+        ``passage_id`` per slice of files, deleting in the same commit the files' passages not in it."""
+        written = 0
         for start in range(0, len(changed), 500):
             part = changed[start:start + 500]
-            table.delete(in_list("source", part))
-            rows = chunks.search().where(in_list("source", part)).select(columns).limit(None).to_arrow()
-            if rows.num_rows:
-                records = list(passage_records(rows.to_pylist()))
-                table.add(pa.Table.from_pylist(records, schema=PASSAGE_SCHEMA))
-                written += len(records)
+            rows = chunks.search().where(in_list("source", part)).select(_COLUMNS).limit(None).to_arrow()
+            records = list(passage_records(rows.to_pylist()))
+            if not records:
+                table.delete(in_list("source", part))
+                continue
+            (table.merge_insert("passage_id").when_matched_update_all().when_not_matched_insert_all()
+             .when_not_matched_by_source_delete(in_list("source", part))
+             .execute(pa.Table.from_pylist(records, schema=PASSAGE_SCHEMA)))
+            written += len(records)
         return written
 
     def update(self, chunks) -> list[str]:

@@ -277,8 +277,14 @@ def in_list(column: str, values: Iterable[str]) -> str:
 PASSAGE_FTS_COLUMN = "fts_words"
 
 
-PASSAGE_SCHEMA = pa.schema([("chunk_id", pa.string()), ("source", pa.string()), ("content_hash", pa.string()),
-                            (PASSAGE_FTS_COLUMN, pa.string())])
+#: ``passage_id``: the chunk id and the window's ordinal (``CHUNK_ID@N``), what the passages of a file
+#: are merged on. It is declared the table's (unenforced) primary key: Lance then fails, and retries, a
+#: merge that inserts keys a concurrent merge has just inserted, so two writers bringing one file's
+#: passages in line at once leave them once. Without it both merges inserted them (seen against S3).
+PASSAGE_SCHEMA = pa.schema([pa.field("passage_id", pa.string(), nullable=False,
+                                     metadata={"lance-schema:unenforced-primary-key": "true"}),
+                            ("chunk_id", pa.string()), ("source", pa.string()),
+                            ("content_hash", pa.string()), (PASSAGE_FTS_COLUMN, pa.string())])
 
 
 def passage_records(rows: Iterable[dict], size: int = PASSAGE_TOKENS) -> Iterator[dict]:
@@ -293,8 +299,8 @@ def passage_records(rows: Iterable[dict], size: int = PASSAGE_TOKENS) -> Iterato
         title = text.split("\n", 1)[0]
         windows = passages(text, size)
         for index, window in enumerate(windows or [text]):
-            yield {"chunk_id": row["chunk_id"], "source": row["source"], "content_hash": row["content_hash"],
-                   PASSAGE_FTS_COLUMN: window if index == 0 else f"{title}\n{window}"}
+            yield {"passage_id": f"{row['chunk_id']}@{index}", "chunk_id": row["chunk_id"], "source": row["source"],
+                   "content_hash": row["content_hash"], PASSAGE_FTS_COLUMN: window if index == 0 else f"{title}\n{window}"}
 
 
 def vector_values(vectors: pa.Array) -> tuple[np.ndarray, np.ndarray]:

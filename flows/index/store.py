@@ -56,7 +56,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pyarrow as pa
 
@@ -195,23 +195,27 @@ class Store:
                 manifest.delete(in_list("path", part))
         return removed
 
-    def orphans(self, manifest: dict[str, dict]) -> list[str]:
+    def orphans(self, manifest: dict[str, dict], exists: Callable[[str], bool] | None = None) -> list[str]:
         """Paths of files that have chunks but no manifest row (``manifest``, by path) and no longer
         exist: left by a run killed between a batch's chunk commit and its manifest commit, after
         which the file was deleted or renamed, so no run would look at them again.
 
         Rows of a file that still exists are left alone: the next run of its folder cuts it again
         (it is not in the manifest), and a concurrent run may be about to record it. The full scan
-        of the ``source`` column runs only when the row count disagrees with the manifest's.
+        of the ``source`` column runs only when the row count disagrees with the manifest's. ``exists``
+        tells whether a file is still there (a local one by default; the flow passes one that also asks
+        the object store of an ``s3://`` source, where a local look-up would call every object gone
+        and delete the rows another run is about to record).
         """
         import os
 
+        exists = exists or os.path.lexists
         chunks = self.chunks_table()
         if chunks is None:
             return []
         if chunks.count_rows() == sum(row["chunks"] or 0 for row in manifest.values()):
             return []
-        return sorted(s for s in self.sources() if s not in manifest and not os.path.lexists(s))
+        return sorted(s for s in self.sources() if s not in manifest and not exists(s))
 
     def sources(self) -> set[str]:
         """The paths of the files that have chunk rows (one read of the ``source`` column)."""

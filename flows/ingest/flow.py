@@ -3,6 +3,9 @@
     plan ─▶ for each batch of changed files: cut (process pool) ─▶ embed ─▶ write ─▶ manifest
          ─▶ forget deleted files ─▶ artifacts
 
+With a Dask runner the workers cut *and* embed each batch, reading the embedding cache of the
+database and filling it (:func:`cut_and_embed`); the flow plans, writes and keeps the manifest.
+
 Task granularity is a batch of files, not a file or a chunk: Prefect adds milliseconds per task,
 and LanceDB wants few large commits. Each file's outcome still appears in the run's artifact table.
 CPU-bound cutting runs in worker processes with a per-file time limit (:mod:`flows.ingest.workers`); a file
@@ -50,6 +53,7 @@ from flows.ingest.report import (
     unlisted_reports,
 )
 from flows.ingest.rows import chunk_rows, manifest_entry
+from flows.ingest.sources import exists
 from flows.ingest.sync import Plan, plan_sync
 from flows.ingest.workers import close_cutters, cut_ahead, cut_batch, ocr_pages
 from flows.progress import Listeners
@@ -97,7 +101,7 @@ class Steps:
     """The I/O and CPU steps of an ingest; the flow runs them as Prefect tasks."""
 
     cut: Callable = cut_batch
-    cut_all: Callable | None = None  # (batches, config, workers, timeout) -> iterator of outcome lists
+    cut_all: Callable | None = None  # (batches, config, workers, timeout, settings) -> iterator of outcome lists
     embed: Callable = embed_outcomes
     write: Callable = write_rows
     manifest: Callable = write_manifest_rows
@@ -109,21 +113,67 @@ class Steps:
 cut_task = task(cut_batch, name="cut-files", cache_policy=NO_CACHE)
 
 
-def submit_ahead(ahead: int) -> Callable:
-    """Cut batches as tasks submitted up to ``ahead`` batches in advance, results in order: the next
-    batches are parsed on Dask workers while this one is embedded and written. (The local runner
-    starts one batch ahead in its own process pool instead: see :func:`_cut_batches`.)"""
-    def cut_all(batches, config, workers, timeout):
-        window: deque = deque()
-        pending = iter(batches)
-        for batch in pending:
-            window.append(cut_task.submit(batch, config, workers, timeout))
-            if len(window) > ahead:
-                yield window.popleft().result()
-        while window:
-            yield window.popleft().result()
+def cut_and_embed(refs: list[FileRef], config: CutConfig, workers: int, timeout: float,
+                  settings: Settings) -> tuple[list[Outcome], tuple[dict[str, np.ndarray], int] | EmbedderError]:
+    """A batch cut and its chunk texts embedded, where the task runs (a Dask worker): the vectors come
+    from the database's embedding cache where it has them, the others are embedded here and saved to
+    it (:func:`flows.embed.embed_cached`), so workers sharing a database share the cache. Returns the
+    outcomes and (vectors by text hash, how many were embedded), or the embedder's error."""
+    outcomes = cut_batch(refs, config, workers, timeout)
+    try:
+        vectors, fresh, _reused = embed_outcomes(outcomes, settings, Store(settings.db, settings.kb))
+    except EmbedderError as exc:
+        return outcomes, exc
+    return outcomes, (vectors, fresh)
 
-    return cut_all
+
+cut_embed_task = task(cut_and_embed, name="cut-and-embed-files", cache_policy=NO_CACHE)
+
+
+class WorkerEmbedding:
+    """Steps for a Dask runner that embeds on the workers: :meth:`cut_all` submits each batch to be cut
+    *and embedded* there (:func:`cut_and_embed`), up to ``ahead`` batches in advance, and keeps the
+    vectors of the batch being written; :meth:`embed`, the flow's embed step, hands a group of that
+    batch its vectors. The flow only plans, writes and keeps the manifest."""
+
+    def __init__(self, ahead: int) -> None:
+        self.ahead = ahead
+        self.vectors: dict[str, np.ndarray] = {}
+        self.fresh = 0  # texts the workers embedded for this batch not yet counted in a group
+        self.error: EmbedderError | None = None
+
+    def cut_all(self, batches, config, workers, timeout, settings):
+        # the database as an absolute location: a worker's working folder is not the flow's
+        settings = settings.model_copy(update={"db": settings.db_location()})
+        window: deque = deque()
+        for batch in batches:
+            window.append(cut_embed_task.submit(batch, config, workers, timeout, settings))
+            if len(window) > self.ahead:
+                yield self._hand(window.popleft().result())
+        while window:
+            yield self._hand(window.popleft().result())
+
+    def _hand(self, result) -> list[Outcome]:
+        outcomes, embedded = result
+        self.vectors, self.fresh, self.error = {}, 0, None  # the batch before is written by now
+        if isinstance(embedded, EmbedderError):
+            self.error = embedded
+        else:
+            self.vectors, self.fresh = embedded
+        return outcomes
+
+    def embed(self, group: list[Outcome], settings: Settings, store: Store):
+        """The group's vectors as :func:`embed_outcomes` returns them, or the workers' embedder error."""
+        if self.error is not None:
+            return self.error
+        hashes = {text_hash(t) for o in group for c in o.chunks
+                  for t in embedded_texts(c, settings.embed_heading_path, settings.embed_plain_cells,
+                                          settings.passage_tokens, settings.label_rows != "off")}
+        if not hashes <= self.vectors.keys():  # cannot happen but by a bug: embed them here rather than fail
+            return embed_or_error(group, settings, store)
+        fresh = min(self.fresh, len(hashes))  # the batch's new vectors, counted once across its groups
+        self.fresh -= fresh
+        return {h: self.vectors[h] for h in hashes}, fresh, len(hashes) - fresh
 
 
 def quoted(task_) -> Callable:
@@ -193,7 +243,7 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     if plan.deleted:
         report.rows_deleted += steps.forget(store, plan.deleted)
         report.files += [deleted_report(manifest[path]) for path in plan.deleted]
-    orphans = store.orphans(store.manifest() if plan.to_cut or plan.deleted else manifest)
+    orphans = store.orphans(store.manifest() if plan.to_cut or plan.deleted else manifest, exists)
     if orphans:
         report.rows_deleted += _forget_orphans(store, orphans, steps.forget)
     store.maintain(len(plan.to_cut) + len(plan.deleted) + len(orphans))  # indexes; compaction when commits piled up
@@ -334,7 +384,7 @@ def _cut_batches(refs: list[FileRef], settings: Settings, steps: Steps) -> Itera
     workers = max(settings.workers, 0)  # one pool per worker count, reused across runs
     batches = file_batches(refs, settings)
     if steps.cut_all:
-        yield from steps.cut_all(batches, config, workers, settings.file_timeout_s)
+        yield from steps.cut_all(batches, config, workers, settings.file_timeout_s, settings)
         return
     for index, batch in enumerate(batches):
         outcomes = steps.cut(batch, config, workers, settings.file_timeout_s)
@@ -412,7 +462,10 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     """Sync folders into a seams knowledge base: parse, classify, cut, embed and write what changed."""
     settings = settings or Settings()
     distributed = settings.runner != "local"
-    steps = Steps(quoted(cut_task), submit_ahead(4) if distributed else None, quoted(embed_task), quoted(write_task),
+    # With Dask, the workers cut and embed each batch; the flow writes (WorkerEmbedding).
+    workers_embed = WorkerEmbedding(4) if distributed else None
+    steps = Steps(quoted(cut_task), workers_embed.cut_all if workers_embed else None,
+                  workers_embed.embed if workers_embed else quoted(embed_task), quoted(write_task),
                   quoted(manifest_task), quoted(forget_task), progress_artifact(settings.kb, settings.db_location()))
     if distributed:
         # Dask workers are daemon processes (no child pools): each cuts its batch in-process.

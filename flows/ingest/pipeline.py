@@ -8,6 +8,7 @@ outcome with an error kind. Embedding and writing happen per batch, across files
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
 import logging
@@ -22,6 +23,8 @@ from classifiers import DEFAULT_RULES, Decision, build_rules, classify, gather_f
 from flows.embed import EmbedConfig, embed_config, get_embedder
 from flows.embed.cutting import cutting_embed
 from flows.embed.spec import DEFAULT_SPEC
+from flows.ingest.sources import is_uri, local_copy, object_hash
+from flows.ingest.sources import scan as scan_objects
 from flows.settings import MAX_TEXT_CHARS
 from parsers import ParseError, parse
 from parsers.errors import TooLarge
@@ -121,6 +124,8 @@ class Outcome:
 
 
 def file_hash(path: str | Path) -> str:
+    if is_uri(str(path)):
+        return object_hash(str(path))
     digest = hashlib.blake2b(digest_size=16)
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -185,19 +190,25 @@ def _knowing(count: TokenCounter, text: str, tokens: int | None) -> TokenCounter
 
 
 def cut_file(ref: FileRef, config: CutConfig) -> Outcome:
-    """Parse, classify and split one file. Never raises: errors become the outcome's error kind."""
-    try:
-        content_hash = file_hash(ref.path)
-    except OSError as exc:
-        return Outcome(ref, "", error_kind="unreadable", error=f"cannot read the file: {exc.strerror or exc}")
-    try:
-        doc = parse(ref.path, max_bytes=config.max_bytes, ocr=config.ocr)
-        check_text_size(doc, config.max_text_chars)
-        decision, chunks = cut_document(doc, config, ref.doc_id)
-    except ParseError as exc:
-        return Outcome(ref, content_hash, error_kind=exc.kind, error=exc.message)
-    except Exception as exc:  # a bug in a stage must not stop the folder; report it as this file's error
-        return Outcome(ref, content_hash, error_kind="error", error=f"{type(exc).__name__}: {exc}")
+    """Parse, classify and split one file. Never raises: errors become the outcome's error kind. An
+    object on object storage is read here, by the process that cuts it, into a temporary copy
+    (:func:`flows.ingest.sources.local_copy`)."""
+    if is_uri(ref.path) and ref.size > config.max_bytes:  # not downloaded only to be refused
+        return Outcome(ref, "", error_kind=TooLarge.kind, error=f"{ref.size:,} bytes (limit {config.max_bytes:,})")
+    with contextlib.ExitStack() as stack:
+        try:
+            local = stack.enter_context(local_copy(ref.path))
+            content_hash = file_hash(local)
+        except OSError as exc:
+            return Outcome(ref, "", error_kind="unreadable", error=f"cannot read the file: {exc.strerror or exc}")
+        try:
+            doc = parse(local, max_bytes=config.max_bytes, ocr=config.ocr)
+            check_text_size(doc, config.max_text_chars)
+            decision, chunks = cut_document(doc, config, ref.doc_id)
+        except ParseError as exc:
+            return Outcome(ref, content_hash, error_kind=exc.kind, error=exc.message)
+        except Exception as exc:  # a bug in a stage must not stop the folder; report it as this file's error
+            return Outcome(ref, content_hash, error_kind="error", error=f"{type(exc).__name__}: {exc}")
     return Outcome(ref, content_hash, doc.format, decision, tuple(chunks), doc.warnings)
 
 
@@ -286,8 +297,11 @@ def scan_root(root: str | Path) -> RootWalk:
     followed only while their target stays inside the root, and every real directory and file is
     taken once, so symlink loops end and a linked file is not indexed twice. Real paths are walked
     before linked ones, so a file reachable both ways keeps its real path as its id whatever the
-    links are called.
+    links are called. A root given as a URI (``s3://bucket/prefix``) is listed on its object store
+    (:func:`flows.ingest.sources.scan`).
     """
+    if is_uri(str(root)):
+        return scan_objects(str(root))
     root_path = Path(root).resolve()
     ignored = _ignore_patterns(root_path)
     if root_path.is_file():

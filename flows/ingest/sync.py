@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flows.ingest.pipeline import FileRef, file_hash, scan_root
+from flows.ingest.sources import is_uri, normalize
 
 #: Error kinds worth another try on the next run even if the file did not change.
 #: ``no_ocr``: a scan met no OCR engine; retried so that installing the engine is enough (cheap: no
@@ -59,7 +60,7 @@ def plan_sync(roots: Sequence[str], manifest: dict[str, dict], fingerprint: str,
     unreachable: list[str] = []
     unlisted: list[tuple[str, str]] = []
     claimed: set[str] = set()  # paths planned by an earlier root (a file passed with its folder)
-    for root in dict.fromkeys(str(Path(r).resolve()) for r in roots):  # each root once, in order
+    for root in dict.fromkeys(normalize(r) if is_uri(r) else str(Path(r).resolve()) for r in roots):  # each once
         found = scan_root(root)
         files = [ref for ref in found.files if ref.path not in claimed]
         present = {ref.path for ref in found.files}

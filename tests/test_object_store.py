@@ -1,0 +1,336 @@
+"""A knowledge base on object storage, against a real S3-compatible server (moto's, started by the tests).
+
+Each test proves an object-store KB holds exactly what a local ingest of the same files holds: a full
+ingest, an incremental re-run, two ingests of different folders at once through LanceDB's DynamoDB
+commit store (``s3+ddb://``), and an ingest killed with ``kill -9`` mid-run and run again. "Exactly"
+is the chunk rows (but when they were written), the manifest, and the passages full text ranks by.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, REPO
+from object_store import moto_server
+from test_sync import settings, write
+
+from flows.index.search import search
+from flows.index.store import Store
+from flows.ingest.flow import ingest_flow, report_of
+
+#: Columns two correct ingests of the same files may differ in: when they were written.
+WHEN = ("indexed_at",)
+
+
+@pytest.fixture(scope="session")
+def object_store(tmp_path_factory):
+    with moto_server(tmp_path_factory.mktemp("moto") / "moto.log") as store:
+        yield store
+
+
+@pytest.fixture()
+def s3(object_store, monkeypatch):
+    """The moto server, with this process's AWS environment pointing at it."""
+    for name, value in object_store.env.items():
+        monkeypatch.setenv(name, value)
+    return object_store
+
+
+def rows(db: str) -> list[dict]:
+    return sorted(({k: v for k, v in r.items() if k not in WHEN} for r in Store(db).rows()),
+                  key=lambda r: r["chunk_id"])
+
+
+def manifest(db: str) -> dict[str, tuple]:
+    return {path: (row["root"], row["doc_id"], row["content_hash"], row["chunks"], row["status"], row["config"])
+            for path, row in Store(db).manifest().items()}
+
+
+def passages(db: str) -> list[tuple]:
+    table = Store(db).passages.table()
+    if table is None:
+        return []
+    return sorted(tuple(r.values()) for r in table.to_arrow().to_pylist())
+
+
+def assert_same_kb(db: str, local: str) -> None:
+    """The KB at ``db`` holds what the local one holds: no duplicate, orphan or missing chunk."""
+    got = rows(db)
+    ids = [r["chunk_id"] for r in got]
+    assert len(ids) == len(set(ids)), "duplicate chunks"
+    assert {r["source"] for r in got} == {r["source"] for r in rows(local)}, "orphan or missing files"
+    assert got == rows(local)
+    assert manifest(db) == manifest(local)
+    assert passages(db) == passages(local)
+
+
+def sample_folder(root: Path) -> Path:
+    """Real files of several formats, and a few Markdown notes."""
+    root.mkdir(parents=True)
+    for name in ("employee_handbook.docx", "sales_2025.xlsx", "stations.csv", "README_project.md"):
+        (root / name).write_bytes((EXAMPLES / name).read_bytes())
+    for i in range(4):
+        write(root / "notes" / f"note {i}.md", f"# Note {i}\n\nThe harbour crane number {i} lifts containers.\n")
+    return root
+
+
+def test_a_folder_ingested_into_s3_is_searchable_and_a_rerun_replaces_only_the_changed_file(
+        prefect_harness, s3, tmp_path):
+    root = sample_folder(tmp_path / "docs")
+    db = f"s3://{s3.bucket()}/kb"
+
+    first = report_of(ingest_flow([str(root)], settings(db), return_state=True))
+    assert first.counts()["added"] == 8 and first.counts()["failed"] == 0
+    keys = {o["Key"] for o in s3.client().list_objects_v2(Bucket=db.split("/")[2])["Contents"]}
+    assert any(k.startswith("kb/default__chunks.lance/") for k in keys), "the KB is not in the bucket"
+    ingest_flow([str(root)], settings(tmp_path / "local1"))
+    assert_same_kb(db, str(tmp_path / "local1"))
+    hits = search(settings(db), "harbour crane number 2", k=3, mode="fts")
+    assert hits and hits[0]["doc_id"] == "notes/note 2.md"
+
+    before = {r["chunk_id"]: r["indexed_at"] for r in Store(db).rows()}
+    write(root / "notes" / "note 1.md", "# Note 1\n\nThe crane was replaced by a gantry.\n\nIt lifts more.\n")
+    second = report_of(ingest_flow([str(root)], settings(db), return_state=True))
+    assert (second.counts()["updated"], second.counts()["unchanged"]) == (1, 7)
+    after = {r["chunk_id"]: (r["indexed_at"], r["doc_id"]) for r in Store(db).rows()}
+    rewritten = {doc for chunk, (at, doc) in after.items() if before.get(chunk) != at}
+    assert rewritten == {"notes/note 1.md"}, "rows of unchanged files were written again"
+    ingest_flow([str(root)], settings(tmp_path / "local2"))
+    assert_same_kb(db, str(tmp_path / "local2"))
+    assert search(settings(db), "gantry", k=1, mode="fts")[0]["doc_id"] == "notes/note 1.md"
+
+
+# -- two writers at once, one killed -------------------------------------------------------------
+
+BATCH = 3  # files per commit in the subprocess runs, so a run has many commits to die between
+
+
+def _text(folder: str, i: int) -> str:
+    return (f"# {folder} note {i}\n\n" + f"Folder {folder} holds note {i} about topic {i % 5}. " * (4 + i % 6)
+            + f"\n\n## Details\n\n{folder} detail {i}.\n")
+
+
+def _start(root: Path, db: str, env: dict[str, str], log: Path) -> subprocess.Popen:
+    with open(log, "ab") as err:
+        return subprocess.Popen(
+            [sys.executable, "-m", "flows.app.cli", "ingest", str(root), "--db", db, "--embedder", "hashing",
+             "--workers", "1"],
+            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+
+
+def _recorded(db: str, root: Path) -> int:
+    """Files of ``root`` the KB's manifest records (0 while it has none)."""
+    try:
+        return sum(1 for row in Store(db).manifest().values() if row["root"] == str(root))
+    except Exception:  # a table being created: nothing recorded yet
+        return 0
+
+
+def test_two_writers_at_once_and_a_kill_leave_what_a_local_ingest_leaves(prefect_harness, s3, tmp_path):
+    from prefect.settings import PREFECT_API_URL
+
+    a, b = tmp_path / "A", tmp_path / "B"
+    for i in range(30):
+        write(a / f"a{i:02d}.md", _text("A", i))
+    for i in range(15):
+        write(b / f"b{i:02d}.md", _text("B", i))
+    db = f"s3+ddb://{s3.bucket()}/kb?ddbTableName={s3.commit_table()}"
+    env = dict(os.environ, **s3.env, PREFECT_API_URL=PREFECT_API_URL.value(), SEAMS_BATCH_FILES=str(BATCH))
+    log = tmp_path / "runs.log"
+
+    killed, other = _start(a, db, env, log), _start(b, db, env, log)
+    try:
+        deadline = time.monotonic() + 120
+        while killed.poll() is None and _recorded(db, a) < 2 * BATCH and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if killed.poll() is None:
+            os.killpg(killed.pid, signal.SIGKILL)  # the CLI and its parser worker, mid-run
+        assert killed.wait() == -signal.SIGKILL, log.read_text(errors="replace")[-3000:]
+        assert other.wait(120) == 0, log.read_text(errors="replace")[-3000:]
+    finally:
+        for process in (killed, other):
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+    recorded = _recorded(db, a)
+    assert 0 < recorded < 30, f"the kill did not land mid-run ({recorded} of 30 files recorded)"
+    # what the killed run left is readable, and B is whole
+    assert {r["doc_id"] for r in Store(db).rows(["doc_id"]) if r["doc_id"].startswith("b")} == {
+        f"b{i:02d}.md" for i in range(15)}
+    assert search(settings(db), "Folder B holds note 7", k=1, mode="fts")[0]["doc_id"] == "b07.md"
+
+    rerun = report_of(ingest_flow([str(a)], settings(db), return_state=True))
+    assert rerun.counts()["unchanged"] == recorded and rerun.counts()["failed"] == 0
+    local = str(tmp_path / "local")
+    ingest_flow([str(a), str(b)], settings(local))
+    assert_same_kb(db, local)
+
+
+def test_two_writers_syncing_the_same_passages_at_once_leave_them_once(s3, tmp_path):
+    """Two ingests into one KB both bring the passages in line at their end. Deleted and then added
+    by each (the sync before), a file's passages were there twice, and no later sync saw it; two
+    rewrites of the whole table at once failed one of them."""
+    import threading
+
+    from flows.index.schema import in_list
+    from flows.ingest.flow import run_ingest
+    from flows.ingest.workers import close_cutters
+
+    root = tmp_path / "docs"
+    for i in range(12):
+        write(root / f"n{i:02d}.md", f"# Note {i}\n\n" + f"Word{i} and its sentence go on. " * 60)
+    db = f"s3://{s3.bucket()}/kb"
+    try:
+        run_ingest([str(root)], settings(db))
+    finally:
+        close_cutters()
+    whole = passages(db)
+    # the passages of some files fall behind (a run killed before its upkeep), and two writers catch
+    # up at once: a third of the files (merged file by file), then most (the table written afresh)
+    for behind in (4, 10, 4):
+        Store(db).passages.table().delete(in_list("source", [str(root / f"n{i:02d}.md") for i in range(behind)]))
+        stores = [Store(db), Store(db)]
+        start = threading.Barrier(2)
+        failed: list[BaseException] = []
+
+        def sync(store: Store, start: threading.Barrier = start, failed: list = failed) -> None:
+            start.wait()
+            try:
+                store.passages.sync(store.chunks_table())
+            except BaseException as exc:
+                failed.append(exc)
+
+        threads = [threading.Thread(target=sync, args=(store,)) for store in stores]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failed == []
+        assert passages(db) == whole
+
+
+# -- folders on object storage as sources ---------------------------------------------------------
+
+
+def _comparable(db: str) -> tuple[list[dict], dict[str, tuple]]:
+    """Rows and manifest by path relative to the root: what a local and an s3:// ingest of the same
+    files share (the file's full path differs, s3://… against /tmp/…)."""
+    from test_sync import comparable_rows, manifest_by_doc
+
+    return comparable_rows(db), {doc: (row["content_hash"], row["chunks"], row["status"], row["format"])
+                                 for doc, row in manifest_by_doc(db).items()}
+
+
+def test_a_prefix_on_s3_is_indexed_as_a_local_folder_is(prefect_harness, s3, tmp_path, capsys):
+    from flows.app.cli import main
+
+    root = sample_folder(tmp_path / "docs")
+    write(root / ".seamsignore", "*.csv\n")
+    write(root / ".hidden" / "secret.md", "# Not indexed\n")
+    bucket = s3.bucket("docs")
+    s3.upload(root, bucket, "in")
+    source, db = f"s3://{bucket}/in/", str(tmp_path / "db")
+
+    assert main(["ingest", source, "--db", db, "--embedder", "hashing", "--workers", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(f["doc_id"] for f in report["files"]) == [
+        "README_project.md", "employee_handbook.docx", "notes/note 0.md", "notes/note 1.md", "notes/note 2.md",
+        "notes/note 3.md", "sales_2025.xlsx"]
+    assert {r["source"] for r in Store(db).rows(["source"])} == {
+        f"s3://{bucket}/in/{f['doc_id']}" for f in report["files"]}
+    ingest_flow([str(root)], settings(tmp_path / "local1"))
+    assert _comparable(db) == _comparable(str(tmp_path / "local1"))
+    assert search(settings(db), "harbour crane number 3", k=1, mode="fts")[0]["doc_id"] == "notes/note 3.md"
+
+    # nothing changed: nothing is cut; then the same bytes put again (a new LastModified), one object
+    # changed, one deleted, one added
+    again = report_of(ingest_flow([source], settings(db), return_state=True))
+    assert again.counts()["unchanged"] == 7 and again.chunks == 0
+    s3.client().put_object(Bucket=bucket, Key="in/README_project.md", Body=(root / "README_project.md").read_bytes())
+    write(root / "notes" / "note 1.md", "# Note 1\n\nThe crane was replaced by a gantry.\n")
+    write(root / "notes" / "note 4.md", "# Note 4\n\nA fifth note, about tugboats.\n")
+    (root / "notes" / "note 2.md").unlink()
+    for name in ("note 1.md", "note 4.md"):
+        s3.client().put_object(Bucket=bucket, Key=f"in/notes/{name}", Body=(root / "notes" / name).read_bytes())
+    s3.client().delete_object(Bucket=bucket, Key="in/notes/note 2.md")
+    changed = report_of(ingest_flow([source], settings(db), return_state=True))
+    assert {k: v for k, v in changed.counts().items() if v} == {"added": 1, "updated": 1, "unchanged": 5, "deleted": 1}
+    ingest_flow([str(root)], settings(tmp_path / "local2"))
+    assert _comparable(db) == _comparable(str(tmp_path / "local2"))
+    readme = next(r for r in Store(db).manifest().values() if r["doc_id"] == "README_project.md")
+    info = s3.client().head_object(Bucket=bucket, Key="in/README_project.md")
+    assert readme["mtime"] == info["LastModified"].timestamp(), "the new time is recorded, so it is not hashed again"
+
+
+def test_an_s3_prefix_that_is_emptied_is_refused_not_wiped(prefect_harness, s3, tmp_path):
+    bucket = s3.bucket("docs")
+    s3.client().put_object(Bucket=bucket, Key="in/a.md", Body=b"# A\n\nAlpha.\n")
+    db = str(tmp_path / "db")
+    ingest_flow([f"s3://{bucket}/in"], settings(db))
+    s3.client().delete_object(Bucket=bucket, Key="in/a.md")
+    report = report_of(ingest_flow([f"s3://{bucket}/in"], settings(db), return_state=True))
+    assert report.refused == [f"s3://{bucket}/in"] and Store(db).count() == 1
+
+
+def test_rows_of_an_s3_file_not_recorded_yet_are_not_taken_for_orphans(s3, tmp_path):
+    """A run's chunks are committed before its manifest rows; a run meanwhile (another folder into
+    the same KB) must not delete them as orphans: a local look-up says every object is gone."""
+    from flows.ingest.flow import run_ingest
+    from flows.ingest.workers import close_cutters
+
+    bucket = s3.bucket("docs")
+    s3.client().put_object(Bucket=bucket, Key="in/a.md", Body=b"# A\n\nAlpha is on S3.\n")
+    write(tmp_path / "local" / "b.md", "# B\n\nBravo is local.\n")
+    db = str(tmp_path / "db")
+    try:
+        run_ingest([f"s3://{bucket}/in"], settings(db))
+        Store(db).manifest_table().delete("doc_id = 'a.md'")  # as if the run were between its two commits
+        run_ingest([str(tmp_path / "local")], settings(db))
+    finally:
+        close_cutters()
+    assert sorted(r["doc_id"] for r in Store(db).rows(["doc_id"])) == ["a.md", "b.md"]
+
+
+def test_an_s3_source_without_the_extra_or_out_of_reach_is_a_usage_error(s3, tmp_path, capsys):
+    from flows.app.cli import EXIT_USAGE, main
+
+    db = ["--db", str(tmp_path / "db"), "--embedder", "hashing"]
+    assert main(["ingest", f"s3://{s3.bucket('docs')}/nothing/", *db]) == EXIT_USAGE
+    assert "no such file or folder" in capsys.readouterr().err
+    # s3fs not installed: a process where importing it fails
+    script = ("import sys; sys.modules['s3fs'] = None; from flows.app.cli import main; "
+              f"sys.exit(main(['ingest', 's3://docs/in/', '--db', {str(tmp_path / 'db')!r}]))")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == EXIT_USAGE and "pip install 'seams[s3]'" in done.stderr, done.stderr[-2000:]
+
+
+def test_an_s3_prefix_indexed_by_dask_workers_that_read_and_embed_it(prefect_harness, s3, tmp_path):
+    """``seams ingest s3://… --runner dask``: the workers read the objects themselves, cut and embed
+    them; the knowledge base is what a local ingest of the same files makes."""
+    pytest.importorskip("prefect_dask")
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    from flows.ingest.flow import flow_for
+
+    root = tmp_path / "docs"
+    for i in range(6):
+        write(root / f"n{i}.md", f"# Note {i}\n\nThe ferry number {i} crosses the bay twice a day.\n")
+    bucket = s3.bucket("docs")
+    s3.upload(root, bucket, "in")
+    db = str(tmp_path / "db")
+    dask = settings(db).model_copy(update={"runner": "dask", "workers": 1, "batch_files": 2})
+    state = flow_for(dask)([f"s3://{bucket}/in/"], dask, return_state=True)
+    assert report_of(state).counts()["added"] == 6
+    with get_client(sync_client=True) as client:
+        runs = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[
+            state.state_details.flow_run_id])))
+    assert "cut-and-embed-files" in {run.name.rsplit("-", 1)[0] for run in runs}
+    ingest_flow([str(root)], settings(tmp_path / "local"))
+    assert _comparable(db) == _comparable(str(tmp_path / "local"))
