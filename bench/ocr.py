@@ -11,21 +11,22 @@ For each PDF, one page is taken: the first after the cover whose text layer hold
 grayscale at 150 and 300 dpi, and at 300 dpi once more with mild damage — Gaussian noise (sigma
 :data:`NOISE_SIGMA` of 255) and a skew of :data:`SKEW_DEGREES` degrees, as a page fed crooked
 through a scanner — and each image is read by :func:`parsers.ocr.read_image` with seams' settings
-(``kor+eng``, pages with Hangul read again with ``kor`` line by line, ``--psm 6``, words under
-confidence 30 left out). The character error rate is the edit distance between the OCR text and the
-text layer, both NFKC-normalised with all whitespace removed (spacing and line breaks do not
-count), divided by the text layer's length; reading order counts: the text compared is the page's blocks as seams lays them out (a two-column page read
-across the columns scores badly). Seconds per page are the wall time of
-:func:`~parsers.ocr.read_image` for the page (straightening and the gutter search included, rendering
-excluded; one thread: ``OMP_THREAD_LIMIT=1``, as in the parser pool); "cpu s" is the CPU time it
-took, the engine's included, which a machine busy with other work does not inflate as it does the
-wall time. "bag err" is the same comparison with the order not counted (the characters one side
-has and the other lacks): where it is far below the CER, the page is read in another order than
-its text layer holds (a spread of two pages, boxes the layout program drew last). The last lines sum each variant over all pages, with its ratio to 300 dpi clean measured
-in the same run.
+(``kor+eng``, on pages with Hangul the lines with Latin letters read again with ``kor``, ``--psm 6``,
+words under confidence 30 left out). The character error rate is the edit distance between the OCR
+text and the text layer, both NFKC-normalised with all whitespace removed (spacing and line breaks
+do not count), divided by the text layer's length; reading order counts: the text compared is the
+page's blocks as seams lays them out (a two-column page read across the columns scores badly).
+Seconds per page are the wall time of :func:`~parsers.ocr.read_image` for the page (straightening
+and the gutter search included, rendering excluded; one thread: ``OMP_THREAD_LIMIT=1``, as in the
+parser pool); "cpu s" is the CPU time it took, the engine's included, which a machine busy with
+other work does not inflate as it does the wall time. "bag err" is the same comparison with the
+order not counted (the characters one side has and the other lacks): where it is far below the
+CER, the page is read in another order than its text layer holds (a spread of two pages, boxes the
+layout program drew last). The last lines sum each variant over all pages, with its ratio to 300 dpi
+clean measured in the same run.
 
-"fair" is the same CER after folding, on both sides, what a page image cannot tell apart
-(:func:`fair`): a run of three or more leader dots is one (a contents page's text layer holds 40
+"fair" is the same CER after folding, on both sides, what a page image cannot tell apart or a
+reader and a search take for the same mark (:func:`fair`): a run of three or more leader dots is one (a contents page's text layer holds 40
 dots where the eye sees a dotted line, and the engine reads some number of them); the middle dots
 Korean text sets (·, ㆍ, ․, ‧, ・ and their kin) are one; curly quotes are straight ones; the text
 layer's hyphen of a word broken at a line's end (U+FFFE in pdfium's text) is the hyphen the page
