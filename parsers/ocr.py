@@ -132,8 +132,7 @@ def unavailable_reason(options: OcrOptions) -> str | None:
     """Why OCR cannot run with these options (with how to install it), or None when it can."""
     if not options.enabled:
         return "OCR is turned off (SEAMS_OCR=0)"
-    languages = "+".join(dict.fromkeys(f"{options.languages}+{options.second_languages}".split("+")))
-    return _missing(options.command, languages)
+    return _missing(options.command, options.languages)
 
 
 @lru_cache(maxsize=8)
@@ -168,7 +167,9 @@ def read_image(image: Any, dpi: float, options: OcrOptions, timeout: float | Non
     sheet.save(buffer, "PNG")
     started = time.monotonic()
     lines = _lines(_tesseract(buffer.getvalue(), dpi, options, options.languages, timeout))
+    # A second language not installed (an English-only machine) costs the second reading, not OCR.
     if options.second_languages and options.second_languages != options.languages \
+            and _missing(options.command, options.second_languages) is None \
             and _hangul_share(lines) >= SECOND_READING_HANGUL:
         left = None if timeout is None else timeout - (time.monotonic() - started)
         try:

@@ -293,6 +293,18 @@ def test_a_korean_page_read_twice_has_half_the_errors_of_one_kor_eng_reading():
 
 
 @needs_engine
+def test_a_second_language_not_installed_costs_the_second_reading_not_ocr():
+    """An English-only machine (no ``kor`` data) with the default second reading still reads."""
+    from parsers.ocr import read_image
+
+    assert unavailable_reason(OcrOptions(second_languages="xx_none")) is None
+    image = render([2])[0]
+    top = image.crop((0, 0, image.width, image.height // 4))
+    missing = read_image(top, DPI, OcrOptions(second_languages="xx_none"))
+    assert missing.lines and missing == read_image(top, DPI, OcrOptions(second_languages=""))
+
+
+@needs_engine
 def test_two_columns_are_read_one_after_the_other(tmp_path):
     """Read as one block, two columns came out line by line across the gutter (a two-column paper
     page: 74 % character errors, bench/ocr.py); the gutter found in the ink splits them."""
