@@ -3,28 +3,40 @@ with their own text layer.
 
     python bench/ocr.py                           # the development set's PDFs (bench/devset, materialised)
     python bench/ocr.py --folder examples         # or any folder of text PDFs
-    python bench/ocr.py --settings                # also page segmentation modes and languages, 300 dpi
+    python bench/ocr.py --settings                # also one kor+eng reading and kor alone, 300 dpi
+    python bench/ocr.py --settings psm3 psm4      # or other settings (names in SETTINGS)
 
 For each PDF, one page is taken: the first after the cover whose text layer holds at least
 :data:`MIN_CHARS` characters (the cover when no other has). It is rendered with pypdfium2 in
 grayscale at 150 and 300 dpi, and at 300 dpi once more with mild damage — Gaussian noise (sigma
 :data:`NOISE_SIGMA` of 255) and a skew of :data:`SKEW_DEGREES` degrees, as a page fed crooked
 through a scanner — and each image is read by :func:`parsers.ocr.read_image` with seams' settings
-(``kor+eng``, ``--psm 6``, words under confidence 30 left out). The character error rate is the
-edit distance between the OCR text and the text layer, both NFKC-normalised with all whitespace
-removed (spacing and line breaks do not count), divided by the text layer's length; reading order
-counts: the text compared is the page's blocks as seams lays them out (a two-column page read
-across the columns scores badly). Seconds per page are the engine's
-wall time for the page (the gutter search included) (one thread: ``OMP_THREAD_LIMIT=1``, as in the parser pool), rendering
-excluded. "bag err" is the same comparison with the order not counted (the characters one side
-has and the other lacks): where it is far below the CER, the page is read in another order than
-its text layer holds (a spread of two pages, boxes the layout program drew last). The last lines sum each variant over all pages, with its ratio to 300 dpi clean measured
-in the same run.
+(``kor+eng``, on pages with Hangul the lines with Latin letters read again with ``kor``, ``--psm 6``,
+words under confidence 30 left out). The character error rate is the edit distance between the OCR
+text and the text layer, both NFKC-normalised with all whitespace removed (spacing and line breaks
+do not count), divided by the text layer's length; reading order counts: the text compared is the
+page's blocks as seams lays them out (a two-column page read across the columns scores badly).
+Seconds per page are the wall time of :func:`~parsers.ocr.read_image` for the page (straightening
+and the gutter search included, rendering excluded; one thread: ``OMP_THREAD_LIMIT=1``, as in the
+parser pool); "cpu s" is the CPU time it took, the engine's included, which a machine busy with
+other work does not inflate as it does the wall time. "bag err" is the same comparison with the
+order not counted (the characters one side has and the other lacks): where it is far below the
+CER, the page is read in another order than its text layer holds (a spread of two pages, boxes the
+layout program drew last). The last lines sum each variant over all pages, with its ratio to 300 dpi
+clean measured in the same run.
+
+"fair" is the same CER after folding, on both sides, what a page image cannot tell apart or a
+reader and a search take for the same mark (:func:`fair`): a run of three or more leader dots is one (a contents page's text layer holds 40
+dots where the eye sees a dotted line, and the engine reads some number of them); the middle dots
+Korean text sets (·, ㆍ, ․, ‧, ・ and their kin) are one; curly quotes are straight ones; the text
+layer's hyphen of a word broken at a line's end (U+FFFE in pdfium's text) is the hyphen the page
+prints. Nothing else is folded: a misread letter, digit or Hanja counts in both.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import time
@@ -42,12 +54,31 @@ NOISE_SIGMA = 12.0
 SKEW_DEGREES = 0.8
 #: (name, dpi, damaged)
 VARIANTS = (("150 dpi", 150, False), ("300 dpi", 300, False), ("300 dpi noisy+skew", 300, True))
-#: Page segmentation modes and languages compared with --settings (300 dpi, clean).
-SETTINGS = ((6, "kor+eng"), (6, "kor"), (4, "kor+eng"), (3, "kor+eng"))
+#: Settings compared with --settings (300 dpi, clean): name -> options.
+SETTINGS = {
+    "one reading": OcrOptions(second_languages=""),  # kor+eng only, as before the second reading
+    "kor": OcrOptions(languages="kor", second_languages=""),
+    "psm4": OcrOptions(psm=4),
+    "psm3": OcrOptions(psm=3),
+}
+#: Compared by --settings when it names none.
+DEFAULT_SETTINGS = ("one reading", "kor")
 
 
 def squeeze(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+#: What a page image cannot tell apart (see the module docstring).
+_DOTS = str.maketrans(dict.fromkeys("\u00b7\u2024\u2027\u2219\u22c5\u30fb\u318d\u119e\uff65", "\u00b7"))
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+_LEADERS = re.compile(r"[.\u00b7\u2026]{3,}")
+
+
+def fair(text: str) -> str:
+    """:func:`squeeze` after folding leader runs, middle dots, curly quotes and the text layer's
+    broken-word hyphen, on either side alike."""
+    return _LEADERS.sub("\u2026", squeeze(text.replace("\ufffe", "-").translate(_DOTS).translate(_QUOTES)))
 
 
 def distance(a: str, b: str) -> int:
@@ -104,13 +135,26 @@ def ocr_text(page: OcrPage, width: float, height: float) -> str:
     return "\n".join(block.text for block in document.blocks)
 
 
-def measure(image, dpi: float, options: OcrOptions, reference: str) -> tuple[float, float, float, float]:
-    started = time.perf_counter()
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (the engine), user and system."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def measure(image, dpi: float, options: OcrOptions, reference: str) -> dict[str, float]:
+    started, cpu = time.perf_counter(), cpu_seconds()
     page = read_image(image, dpi, options)
-    seconds = time.perf_counter() - started
-    truth = squeeze(reference)
-    text = squeeze(ocr_text(page, image.width * 72 / dpi, image.height * 72 / dpi))
-    return distance(text, truth) / max(len(truth), 1), bag_error(text, truth), seconds, page.confidence
+    seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
+    read = ocr_text(page, image.width * 72 / dpi, image.height * 72 / dpi)
+    out = {"seconds": seconds, "cpu": cpu, "confidence": page.confidence}
+    for name, norm in (("", squeeze), ("fair ", fair)):
+        truth, text = norm(reference), norm(read)
+        out[f"{name}chars"] = len(truth)
+        out[f"{name}cer"] = distance(text, truth) / max(len(truth), 1)
+        out[f"{name}bag"] = bag_error(text, truth)
+    return out
 
 
 def main() -> int:
@@ -118,7 +162,8 @@ def main() -> int:
     parser.add_argument("--folder", default=str(REPO / ".seams" / "devset" / "files"), help="folder of text PDFs")
     parser.add_argument("--limit", type=int, help="the first N PDFs only (by name)")
     parser.add_argument("--only", nargs="*", help="these PDFs only (names in the folder)")
-    parser.add_argument("--settings", action="store_true", help="also compare page segmentation modes and languages")
+    parser.add_argument("--settings", nargs="*", choices=list(SETTINGS),
+                        help=f"also these settings at 300 dpi (none named: {', '.join(DEFAULT_SETTINGS)})")
     args = parser.parse_args()
     import pypdfium2 as pdfium
 
@@ -134,9 +179,10 @@ def main() -> int:
               file=sys.stderr)
         return 2
     options = OcrOptions()
-    rows: list[tuple[str, int, str, int, float, float, float, float]] = []
-    print(f"{'document':44} {'page':>4} {'chars':>6} {'variant':20} {'CER':>7} {'bag err':>7} {'conf':>5} "
-          f"{'s/page':>7}")
+    settings = [] if args.settings is None else (args.settings or list(DEFAULT_SETTINGS))
+    rows: list[tuple[str, str, dict[str, float]]] = []
+    print(f"{'document':44} {'page':>4} {'chars':>6} {'variant':20} {'CER':>7} {'fair':>7} {'bag err':>7} "
+          f"{'fair':>7} {'conf':>5} {'s/page':>7} {'cpu s':>6}")
     for path in files:
         pdf = pdfium.PdfDocument(str(path))
         try:
@@ -148,29 +194,32 @@ def main() -> int:
                 page.close()
         finally:
             pdf.close()
-        chars = len(squeeze(reference))
         variants = [(name, dpi, options, damage(images[dpi]) if damaged else images[dpi])
                     for name, dpi, damaged in VARIANTS]
-        if args.settings:
-            variants += [(f"300 psm {psm} {langs}", 300, OcrOptions(languages=langs, psm=psm), images[300])
-                         for psm, langs in SETTINGS if (psm, langs) != (options.psm, options.languages)]
+        variants += [(f"300 {name}", 300, SETTINGS[name], images[300]) for name in settings]
         for name, dpi, variant_options, image in variants:
-            cer, bag, seconds, confidence = measure(image, dpi, variant_options, reference)
-            rows.append((path.name, index + 1, name, chars, cer, seconds, confidence, bag))
-            print(f"{path.name[:44]:44} {index + 1:>4} {chars:>6} {name:20} {cer:>7.1%} {bag:>7.1%} {confidence:>5.1f} "
-                  f"{seconds:>7.1f}", flush=True)
+            m = measure(image, dpi, variant_options, reference)
+            rows.append((path.name, name, m))
+            print(f"{path.name[:44]:44} {index + 1:>4} {m['chars']:>6} {name:20} {m['cer']:>7.1%} {m['fair cer']:>7.1%} "
+                  f"{m['bag']:>7.1%} {m['fair bag']:>7.1%} {m['confidence']:>5.1f} {m['seconds']:>7.1f} {m['cpu']:>6.1f}", flush=True)
     print()
-    print(f"{'variant':24} {'pages':>5} {'CER (chars)':>12} {'median CER':>11} {'bag err':>8} {'median bag':>11} "
-          f"{'s/page':>7} {'time x':>7}")
-    base = [r for r in rows if r[2] == "300 dpi"]
-    base_seconds = statistics.fmean(r[5] for r in base)
-    for name in dict.fromkeys(r[2] for r in rows):
-        chosen = [r for r in rows if r[2] == name]
-        pooled = sum(r[4] * r[3] for r in chosen) / sum(r[3] for r in chosen)
-        bag = sum(r[7] * r[3] for r in chosen) / sum(r[3] for r in chosen)
-        seconds = statistics.fmean(r[5] for r in chosen)
-        print(f"{name:24} {len(chosen):>5} {pooled:>12.1%} {statistics.median(r[4] for r in chosen):>11.1%} "
-              f"{bag:>8.1%} {statistics.median(r[7] for r in chosen):>11.1%} {seconds:>7.1f} {seconds / base_seconds:>6.2f}x")
+    print(f"{'variant':24} {'pages':>5} {'CER (chars)':>12} {'median CER':>11} {'median fair':>12} {'bag err':>8} "
+          f"{'median bag':>11} {'median fair':>12} {'s/page':>7} {'time x':>7} {'cpu s':>6} {'cpu x':>6}")
+    base_seconds = statistics.fmean(m["seconds"] for _, name, m in rows if name == "300 dpi")
+    base_cpu = statistics.fmean(m["cpu"] for _, name, m in rows if name == "300 dpi")
+    for variant in dict.fromkeys(name for _, name, _ in rows):
+        chosen = [m for _, name, m in rows if name == variant]
+
+        def median(key: str, chosen=chosen) -> float:
+            return statistics.median(m[key] for m in chosen)
+
+        def pooled(key: str, chars: str, chosen=chosen) -> float:
+            return sum(m[key] * m[chars] for m in chosen) / sum(m[chars] for m in chosen)
+
+        seconds, cpu = statistics.fmean(m["seconds"] for m in chosen), statistics.fmean(m["cpu"] for m in chosen)
+        print(f"{variant:24} {len(chosen):>5} {pooled('cer', 'chars'):>12.1%} {median('cer'):>11.1%} "
+              f"{median('fair cer'):>12.1%} {pooled('bag', 'chars'):>8.1%} {median('bag'):>11.1%} "
+              f"{median('fair bag'):>12.1%} {seconds:>7.1f} {seconds / base_seconds:>6.2f}x {cpu:>6.1f} {cpu / base_cpu:>5.2f}x")
     return 0
 
 

@@ -11,7 +11,8 @@ asked in every mode. A question is a hit at 5 when one of the five chunks return
 and spans the page its evidence starts on (found in the original's text layer, whitespace and
 compatibility forms ignored): a page-level hit, since OCR'd text cannot hold the evidence verbatim
 (``seams evaluate`` locates evidence by its characters, so it cannot score scans fairly). The same
-rule scores the originals, so the two columns compare.
+rule scores the originals, so the two columns compare. Scanned pages the ingest could not read (the
+file's time limit, ``SEAMS_FILE_TIMEOUT_S``, on a busy machine) are printed: their questions miss.
 """
 
 from __future__ import annotations
@@ -71,8 +72,21 @@ def evidence_page(path: Path, evidence: str) -> int | None:
 
 def ingest(folder: Path, db: Path, kb: str) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "flows.app.cli", "ingest", str(folder), "--db", str(db), "--kb", kb],
-                   check=False, cwd=REPO, capture_output=True)
+    done = subprocess.run([sys.executable, "-m", "flows.app.cli", "ingest", str(folder), "--db", str(db), "--kb", kb,
+                           "--json"], check=False, cwd=REPO, capture_output=True)
+    # A page the file's time limit left unread (a busy machine) loses its questions: say so, or the
+    # hit rates fall for no reason the table shows.
+    try:
+        files = json.loads(done.stdout)["files"]
+    except (ValueError, KeyError, TypeError):
+        files = []
+        print(f"  {kb}: seams ingest exited {done.returncode} without a report")
+    for file in files:
+        for warning in file.get("warnings") or ():
+            if "not read" in warning:
+                print(f"  {kb}: {file['doc_id']}: {warning[:160]}")
+        if file.get("error"):
+            print(f"  {kb}: {file['doc_id']}: {file.get('error_kind')}: {str(file['error'])[:160]}")
     return time.perf_counter() - started
 
 

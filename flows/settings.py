@@ -33,7 +33,7 @@ _DEFAULT_OCR = OcrOptions()
 
 def _ocr_shaping(ocr: OcrOptions) -> list:
     """What of the OCR options shapes the text read (not the command's path, not its time)."""
-    return [ocr.enabled, ocr.languages, ocr.dpi, ocr.psm, ocr.max_pages, ocr.min_confidence]
+    return [ocr.enabled, ocr.languages, ocr.dpi, ocr.psm, ocr.max_pages, ocr.min_confidence, ocr.second_languages]
 
 
 #: A file whose extracted text is longer than this is refused (``too_large``) before it is cut: the
@@ -101,6 +101,9 @@ class Settings(BaseSettings):
     ocr: bool = Field(default=True, description="read scanned PDF pages and images by OCR (Tesseract), when installed")
     ocr_command: str = Field(default="tesseract", description="the Tesseract command (a name on PATH or a path)")
     ocr_languages: str = Field(default="kor+eng", description="Tesseract languages, joined by '+'")
+    ocr_second_languages: str = Field(default=_DEFAULT_OCR.second_languages, description="pages whose first reading "
+                                      "holds Hangul are read again with these languages, each line keeping the surer "
+                                      "reading (empty: one reading)")
     ocr_dpi: int = Field(default=300, ge=70, le=600, description="resolution scanned PDF pages are rendered at for OCR")
     ocr_psm: int = Field(default=6, ge=0, le=13, description="Tesseract page segmentation mode (6: one block of "
                          "text, measured best on Korean documents; 3: automatic)")
@@ -256,7 +259,7 @@ class Settings(BaseSettings):
     def ocr_options(self, time_budget_s: float | None = None) -> OcrOptions:
         """How the parsers read scans; ``time_budget_s``: the seconds of OCR one file may take."""
         return OcrOptions(self.ocr, self.ocr_command, self.ocr_languages, self.ocr_dpi, self.ocr_psm,
-                          self.ocr_min_confidence, self.ocr_max_pages, time_budget_s)
+                          self.ocr_min_confidence, self.ocr_max_pages, time_budget_s, self.ocr_second_languages)
 
     def db_location(self) -> str:
         """The database location as the user should see it (absolute for local paths)."""

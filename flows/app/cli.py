@@ -78,8 +78,8 @@ ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_group_vect
                                "embed_key_env", "embed_concurrency", "embed_batch_tokens", "embed_timeout_s",
                                "embed_retries",
                                "passage_tokens", "max_file_mb", "max_text_chars", "file_timeout_s", "batch_files",
-                               "ocr", "ocr_command", "ocr_languages", "ocr_dpi", "ocr_psm", "ocr_max_pages",
-                               "ocr_min_confidence"})
+                               "ocr", "ocr_command", "ocr_languages", "ocr_second_languages", "ocr_dpi", "ocr_psm",
+                               "ocr_max_pages", "ocr_min_confidence"})
 
 
 def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:
