@@ -13,7 +13,8 @@ their scores), then scores fusions of the two rankings against the single modes:
 - ``mix a=A``: scores instead of ranks — BM25 over the query's best BM25, cosine over the best
   cosine, mixed A × vector + (1 − A) × full text.
 
-Prints one table per configuration: hit@k and recall for each, and hit@k per question language.
+Prints one table per configuration: hit@k, recall and MRR@k for each (MRR tells apart fusions that
+tie on hit@k), and hit@k per question language.
 """
 
 from __future__ import annotations
@@ -128,17 +129,21 @@ def main(argv: list[str] | None = None) -> int:
             continue
         vector, fts = rankings(table, dataset.questions, vectors, options.depth)
         print(f"\n{dataset.name} · {config.name} · k={args.k} · {len(dataset.questions)} questions")
-        print(f"{'ranking':<14} {'hit@k %':>8} {'recall %':>9}" + "".join(f" {'hit ' + g:>8}" for g in languages))
+        print(f"{'ranking':<14} {'hit@k %':>8} {'recall %':>9} {'MRR@k':>6}"
+              + "".join(f" {'hit ' + g:>8}" for g in languages))
         for name, ranking in fusions().items():
-            hits, recalls, by_language = [], [], {g: [] for g in languages}
+            hits, recalls, reciprocal, by_language = [], [], [], {g: [] for g in languages}
             for question, v, f in zip(dataset.questions, vector, fts, strict=True):
                 excerpts = [metrics.Span(e.doc_id, e.start, e.end) for e in question.excerpts]
-                scores = metrics.overlap_scores(excerpts, ranking(v, f)[:args.k])
+                ranked = ranking(v, f)
+                scores = metrics.overlap_scores(excerpts, ranked[:args.k])
+                reciprocal.append(metrics.reciprocal_rank(metrics.first_evidence_rank(excerpts, ranked), args.k))
                 hits.append(scores.hit)
                 recalls.append(scores.recall)
                 if question.language:
                     by_language[question.language].append(scores.hit)
             print(f"{name:<14} {100 * statistics.fmean(hits):8.1f} {100 * statistics.fmean(recalls):9.1f}"
+                  f" {statistics.fmean(reciprocal):6.3f}"
                   + "".join(f" {100 * statistics.fmean(by_language[g]):8.1f}" for g in languages))
     return 0
 
