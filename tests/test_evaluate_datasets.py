@@ -197,3 +197,21 @@ def test_every_example_question_locates_in_its_file():
     assert not data.unlocated, [u.reason for u in data.unlocated]
     assert len(data.questions) >= 20 and len({q.group for q in data.questions}) >= 5
     assert "questions.jsonl" not in data.documents and "make_examples.py" not in data.documents
+
+
+def test_a_folder_with_no_document_is_a_usage_error_not_a_crash(tmp_path):
+    """A folder of symbolic links only (ingest does not follow them) gave evaluate nothing to index,
+    and it crashed on the empty table (exit 4); it is a usage error that says why."""
+    from flows.errors import UsageError
+
+    questions = _folder(tmp_path / "real")
+    links = tmp_path / "links"
+    links.mkdir()
+    for path in (tmp_path / "real").iterdir():
+        (links / path.name).symlink_to(path)
+    with pytest.raises(UsageError, match=r"no document to evaluate in .*links \(symbolic links are not followed"):
+        load_folder(links, questions)
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "bad.pdf").write_bytes(b"%PDF-1.7\nnot a pdf")
+    with pytest.raises(UsageError, match=r"1 failed to parse, e\.g\. bad\.pdf"):
+        load_folder(tmp_path / "broken", questions)

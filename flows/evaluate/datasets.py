@@ -312,6 +312,10 @@ def load_folder(root: str | Path, questions_path: str | Path) -> Dataset:
             documents[ref.doc_id] = parse(ref.path)
         except ParseError as exc:
             failed.append((ref.doc_id, f"{exc.kind}: {exc.message}"))
+    if not documents:
+        why = f"; {len(failed)} failed to parse, e.g. {failed[0][0]} ({failed[0][1]})" if failed else \
+            " (symbolic links are not followed, hidden files and .seamsignore'd ones are skipped)"
+        raise UsageError(f"no document to evaluate in {root}{why}")
     failed_ids = dict(failed)
     locators = {doc_id: SpanLocator(doc.text) for doc_id, doc in documents.items()}
     questions: list[Question] = []
