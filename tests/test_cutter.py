@@ -201,3 +201,21 @@ def test_an_early_plan_that_ends_after_the_flow_began_starts_nothing(tmp_path):
         assert _pending_batch(settings) is None
     finally:
         close_cutters()
+
+
+def test_workers_of_a_pool_started_after_the_environment_changed_see_the_change(tmp_path, monkeypatch):
+    """Workers come from a forkserver that keeps the environment of the moment it started: without
+    handing the flow's environment over, credentials set after a first ingest (``AWS_*`` for an
+    ``s3://`` folder, in a notebook or a long-lived process) were missing in the workers."""
+    first = Cutter(workers=1, timeout=30)
+    try:
+        first.cut([_ref(_files(tmp_path, 1)[0])], CutConfig(Budget()))  # the forkserver is up now
+    finally:
+        first.close()
+    monkeypatch.setenv("SEAMS_TEST_SET_LATER", "보인다")
+    second = Cutter(workers=1, timeout=30)
+    try:
+        pool = second._ensure()
+        assert pool.submit(os.getenv, "SEAMS_TEST_SET_LATER").result(timeout=60) == "보인다"
+    finally:
+        second.close()

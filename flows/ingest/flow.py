@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -457,10 +459,23 @@ def kb_slot(kb: str) -> Iterator[None]:
         yield
 
 
+def _served_runs_leave_interrupts_to_serve() -> None:
+    """A served run (a run of a deployment) ignores Ctrl-C. Prefect starts it as a process in the
+    terminal's process group, so a Ctrl-C given to ``seams serve`` reaches it too; ``serve`` stops it
+    with SIGTERM (flows/app/serve.py), and the interrupt on top only broke its shutdown — a run that
+    was just ending printed a KeyboardInterrupt traceback from its exit handlers. One-off runs
+    (``seams ingest``) keep Ctrl-C."""
+    from prefect.runtime import deployment
+
+    if deployment.id and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @flow(name="seams-ingest", log_prints=False, validate_parameters=True)
 def ingest_flow(paths: list[str], settings: Settings | None = None):
     """Sync folders into a seams knowledge base: parse, classify, cut, embed and write what changed."""
     settings = settings or Settings()
+    _served_runs_leave_interrupts_to_serve()
     distributed = settings.runner != "local"
     # With Dask, the workers cut and embed each batch; the flow writes (WorkerEmbedding).
     workers_embed = WorkerEmbedding(4) if distributed else None

@@ -58,7 +58,7 @@ class Cutter:
                 threading.Thread(target=_relay_pages, args=(self._pages,), name="seams-ocr-pages",
                                  daemon=True).start()
             self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=_mp_context(), initializer=start_worker,
-                                                initargs=(os.getpid(), self._pages))
+                                                initargs=(os.getpid(), self._pages, dict(os.environ)))
         return self._pool
 
     def _reset(self) -> None:
@@ -203,9 +203,14 @@ def cut_batch(refs: list[FileRef], config: CutConfig, workers: int, timeout: flo
 ORPHAN_CHECK_S = 1.0
 
 
-def start_worker(owner: int, pages: multiprocessing.queues.Queue) -> None:
-    """The initializer of each parser worker: OCR'd pages are sent to the flow's process
-    (:data:`ocr_pages`), and the worker dies with that process (:func:`die_with`)."""
+def start_worker(owner: int, pages: multiprocessing.queues.Queue, environ: dict[str, str]) -> None:
+    """The initializer of each parser worker: it takes the environment the flow's process has now
+    (a forkserver's children inherit the forkserver's, frozen when the first pool started, so
+    credentials or settings set since — ``AWS_*`` for an ``s3://`` folder — would be missing), OCR'd
+    pages are sent to the flow's process (:data:`ocr_pages`), and the worker dies with that process
+    (:func:`die_with`)."""
+    os.environ.clear()
+    os.environ.update(environ)
     set_page_listener(lambda path, page, count: pages.put((path, page, count)))
     die_with(owner)
 
