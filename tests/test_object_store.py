@@ -334,3 +334,32 @@ def test_an_s3_prefix_indexed_by_dask_workers_that_read_and_embed_it(prefect_har
     assert "cut-and-embed-files" in {run.name.rsplit("-", 1)[0] for run in runs}
     ingest_flow([str(root)], settings(tmp_path / "local"))
     assert _comparable(db) == _comparable(str(tmp_path / "local"))
+
+
+@pytest.mark.slow
+def test_seams_ingest_of_an_s3_prefix_on_a_dask_cluster_embeds_on_its_workers(prefect_harness, s3, tmp_path):
+    """Issue #38's command: ``seams ingest s3://… --runner dask:tcp://…`` against a real ``dask
+    scheduler`` with a ``dask worker``; the run's time by stage shows the files cut and embedded on
+    the workers (the flow only waits), and the KB is what a local ingest makes."""
+    pytest.importorskip("prefect_dask")
+    sys.path.insert(0, str(REPO / "bench"))
+    from dask_scale import dask_cluster
+    from prefect.settings import PREFECT_API_URL
+
+    root = tmp_path / "docs"
+    for i in range(5):
+        write(root / f"n{i}.md", f"# 연락선 {i}\n\n{i}번 연락선은 하루 두 번 만을 건넌다. The ferry number {i} crosses the bay.\n")
+    bucket = s3.bucket("docs")
+    s3.upload(root, bucket, "in")
+    db = str(tmp_path / "db")
+    env = dict(os.environ, **s3.env, PREFECT_API_URL=PREFECT_API_URL.value(), SEAMS_BATCH_FILES="2")
+    with dask_cluster(1, env, tmp_path) as address:
+        done = subprocess.run([sys.executable, "-m", "flows.app.cli", "ingest", f"s3://{bucket}/in/", "--db", db,
+                               "--embedder", "hashing", "--runner", f"dask:{address}", "--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    stages = json.loads(done.stdout)["stages"]
+    assert stages["cut"]["where"] == stages["embed"]["where"] == "dask workers", stages
+    assert stages["cut"]["seconds"] > 0 and stages["embed"]["seconds"] > 0, stages
+    assert stages["write"]["where"] == "flow" and stages["write"]["seconds"] > 0, stages
+    ingest_flow([str(root)], settings(tmp_path / "local"))
+    assert _comparable(db) == _comparable(str(tmp_path / "local"))

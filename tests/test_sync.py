@@ -506,3 +506,21 @@ def test_a_folder_that_cannot_be_listed_is_in_the_first_runs_report(tmp_path, mo
     assert by_name["ok/a.txt"].action == "added"
     assert by_name["deep/"].status == "failed" and by_name["deep/"].error_kind == "unreadable"
     assert "not indexed" in by_name["deep/"].error and report.failed == 1
+
+
+def test_a_run_reports_its_time_by_stage_and_where_each_ran(prefect_harness, tmp_path):
+    """Issue #38: where the time of a run goes. Cutting in the parser pool counts the files' own
+    seconds, measured in the workers; embedding and writing run in the flow; a run with nothing to
+    cut has no cut, embed or write stage at all."""
+    root = tmp_path / "docs"
+    for i in range(4):
+        write(root / f"규정{i}.md", paragraphs(f"# 제{i}장 총칙", f"제{i}조(목적) 이 규정은 예산 집행을 정한다.", "본문 " * 300))
+    report = ingest_flow([str(root)], Settings(db=str(tmp_path / "db"), embedder="hashing", workers=2))
+    stages = report.stages
+    assert list(stages) == ["plan", "cut", "embed", "write", "clean"], stages
+    assert stages["cut"].where == "2 parser workers" and stages["cut"].seconds > 0, stages
+    assert stages["embed"].where == stages["write"].where == "flow" and stages["embed"].seconds > 0, stages
+    assert report.stage_line().startswith("plan "), report.stage_line()
+    assert "cut " in report.stage_line() and "in 2 parser workers (the flow waited" in report.stage_line()
+    again = ingest_flow([str(root)], Settings(db=str(tmp_path / "db"), embedder="hashing", workers=2))
+    assert set(again.stages) == {"plan", "clean"}, again.stages

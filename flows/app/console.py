@@ -101,6 +101,8 @@ def print_summary(out: Console, report) -> None:
         f"{report.summary()} · {report.chunks} chunks written, {report.embedded} embedded "
         f"({report.reused_vectors} reused) · {report.seconds:.1f} s"
     )
+    if report.stages:
+        out.print(f"time by stage: {report.stage_line()}", style="dim")
     for root in report.refused:
         out.print(f"[yellow]refused to remove the indexed files of {root}: it is empty or missing "
                   f"(use --allow-mass-delete if that is intended)[/]")

@@ -110,6 +110,8 @@ class Steps:
     forget: Callable = forget_files
     on_batch: Callable[[int, int], None] = lambda done, total: None
     ahead: Callable = cut_ahead  # (refs, config, workers, timeout): start cutting the next batch
+    #: With ``cut_all`` embedding elsewhere: the seconds spent embedding there so far.
+    embedded_elsewhere: Callable[[], float] | None = None
 
 
 cut_task = task(cut_batch, name="cut-files", cache_policy=NO_CACHE)
@@ -120,13 +122,15 @@ def cut_and_embed(refs: list[FileRef], config: CutConfig, workers: int, timeout:
     """A batch cut and its chunk texts embedded, where the task runs (a Dask worker): the vectors come
     from the database's embedding cache where it has them, the others are embedded here and saved to
     it (:func:`flows.embed.embed_cached`), so workers sharing a database share the cache. Returns the
-    outcomes and (vectors by text hash, how many were embedded), or the embedder's error."""
+    outcomes and (vectors by text hash, how many were embedded, seconds embedding), or the embedder's
+    error."""
     outcomes = cut_batch(refs, config, workers, timeout)
+    started = time.perf_counter()
     try:
         vectors, fresh, _reused = embed_outcomes(outcomes, settings, Store(settings.db, settings.kb))
     except EmbedderError as exc:
         return outcomes, exc
-    return outcomes, (vectors, fresh)
+    return outcomes, (vectors, fresh, time.perf_counter() - started)
 
 
 cut_embed_task = task(cut_and_embed, name="cut-and-embed-files", cache_policy=NO_CACHE)
@@ -143,6 +147,7 @@ class WorkerEmbedding:
         self.vectors: dict[str, np.ndarray] = {}
         self.fresh = 0  # texts the workers embedded for this batch not yet counted in a group
         self.error: EmbedderError | None = None
+        self.seconds = 0.0  # the workers' time embedding, over the batches handed so far
 
     def cut_all(self, batches, config, workers, timeout, settings):
         # the database as an absolute location: a worker's working folder is not the flow's
@@ -161,7 +166,8 @@ class WorkerEmbedding:
         if isinstance(embedded, EmbedderError):
             self.error = embedded
         else:
-            self.vectors, self.fresh = embedded
+            self.vectors, self.fresh, seconds = embedded
+            self.seconds += seconds
         return outcomes
 
     def embed(self, group: list[Outcome], settings: Settings, store: Store):
@@ -220,12 +226,14 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     plan = plan_sync(paths, manifest, fingerprint, settings.allow_mass_delete, settings.retry_failed)
     report = IngestReport(db=settings.db_location(), kb=settings.kb, refused=plan.refused,
                           embedder=settings.recorded_embedder())
+    report.timed("plan", "flow", time.perf_counter() - started)  # with opening the KB and reading its manifest
     tally = _Tally(report, len(plan.to_cut) + len(plan.unchanged), steps.on_batch)
 
     tally.files_done(unchanged_report(ref, manifest[ref.path]) for ref in plan.unchanged)
     report.files += unlisted_reports(plan, manifest)
     if touched := _touched_entries(plan.unchanged, manifest):
-        steps.manifest(store, touched)
+        with _timed(report, "write"):
+            steps.manifest(store, touched)
     tally.batch_done()
 
     if plan.to_cut:
@@ -242,6 +250,7 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
             report.embed_retries = dict(after[0] - before[0])
             report.over_length = after[1] - before[1]
 
+    cleaning = time.perf_counter()
     if plan.deleted:
         report.rows_deleted += steps.forget(store, plan.deleted)
         report.files += [deleted_report(manifest[path]) for path in plan.deleted]
@@ -249,6 +258,7 @@ def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps())
     if orphans:
         report.rows_deleted += _forget_orphans(store, orphans, steps.forget)
     store.maintain(len(plan.to_cut) + len(plan.deleted) + len(orphans))  # indexes; compaction when commits piled up
+    report.timed("clean", "flow", time.perf_counter() - cleaning)
     report.seconds = time.perf_counter() - started
     _record_run(store, report, paths)
     return report
@@ -274,7 +284,8 @@ def _cut_embed_write(plan: Plan, settings: Settings, store: Store, steps: Steps,
     held = _held_paths(store, plan.to_cut, manifest)
     down: EmbedderError | None = None
     done: set[str] = set()
-    for outcomes in _cut_batches(plan.to_cut, settings, steps):
+    where = _where_cut(settings, steps)
+    for outcomes in _timed_batches(_cut_batches(plan.to_cut, settings, steps), report, where):
         for group in embedding_groups(outcomes, settings.embed_group_vectors, settings.passage_tokens):
             if down is None:
                 try:
@@ -293,6 +304,46 @@ def _cut_embed_write(plan: Plan, settings: Settings, store: Store, steps: Steps,
         tally.files_done(embedder_failed(ref, ref.path in manifest, down) for ref in plan.to_cut
                          if ref.path not in done)
         tally.batch_done()
+    if steps.embedded_elsewhere is not None and "embed" in report.stages:
+        report.stages["embed"].seconds = steps.embedded_elsewhere()
+
+
+def _where_cut(settings: Settings, steps: Steps) -> str:
+    """Where files are cut: on Dask workers, in the parser pool's processes, or in the flow's."""
+    if steps.cut_all is not None:
+        return "dask workers"
+    if settings.workers > 0:
+        return f"{settings.workers} parser worker{'s' if settings.workers > 1 else ''}"
+    return "flow"
+
+
+def _timed_batches(batches: Iterator[list[Outcome]], report: IngestReport, where: str) -> Iterator[list[Outcome]]:
+    """The cut batches as they come, their time added to the report's ``cut`` stage: the files'
+    own seconds (measured where they were cut) and the flow's wait for each batch."""
+    while True:
+        started = time.perf_counter()
+        try:
+            outcomes = next(batches)
+        except StopIteration:
+            return
+        report.timed("cut", where, sum(o.seconds for o in outcomes),
+                     waited=time.perf_counter() - started if where != "flow" else 0.0)
+        yield outcomes
+
+
+@contextlib.contextmanager
+def _timed(report: IngestReport, stage: str, where: str = "flow") -> Iterator[None]:
+    """Add the block's time to the report's ``stage``, done in the flow's process (``where`` names where
+    the flow waited for it to be done, if elsewhere)."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        elapsed = time.perf_counter() - started
+        if where == "flow":
+            report.timed(stage, where, elapsed)
+        else:
+            report.timed(stage, where, waited=elapsed)
 
 
 def kb_settings(store: Store, settings: Settings) -> Settings:
@@ -305,16 +356,18 @@ def _embed_and_write(group: list[Outcome], settings: Settings, store: Store, ste
     """Embed one group of a batch's files and replace their rows, then their manifest rows. Its own
     function so that the group's vectors and rows are let go when it returns, before the next group
     is embedded."""
-    result = steps.embed(group, settings, store)
+    with _timed(report, "embed", "dask workers" if steps.embedded_elsewhere is not None else "flow"):
+        result = steps.embed(group, settings, store)
     if isinstance(result, EmbedderError):  # the flow's task returns it (embed_or_error)
         raise result
     vectors, fresh, reused = result
     rows, replaced, entries = _batch_rows(group, manifest, settings, fingerprint, vectors, dim)
     del vectors  # the rows hold the vectors they use
     new = not any(outcome.ref.path in held for outcome in group)
-    written, deleted = steps.write(store, rows, replaced, dim, new)
-    del rows
-    steps.manifest(store, entries, new)
+    with _timed(report, "write"):
+        written, deleted = steps.write(store, rows, replaced, dim, new)
+        del rows
+        steps.manifest(store, entries, new)
     report.count_batch(embedded=fresh, reused_vectors=reused, rows_written=written, rows_deleted=deleted)
 
 
@@ -481,7 +534,8 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     workers_embed = WorkerEmbedding(4) if distributed else None
     steps = Steps(quoted(cut_task), workers_embed.cut_all if workers_embed else None,
                   workers_embed.embed if workers_embed else quoted(embed_task), quoted(write_task),
-                  quoted(manifest_task), quoted(forget_task), progress_artifact(settings.kb, settings.db_location()))
+                  quoted(manifest_task), quoted(forget_task), progress_artifact(settings.kb, settings.db_location()),
+                  embedded_elsewhere=(lambda: workers_embed.seconds) if workers_embed else None)
     if distributed:
         # Dask workers are daemon processes (no child pools): each cuts its batch in-process.
         settings = settings.model_copy(update={"workers": 0})
@@ -502,6 +556,8 @@ def ingest_flow(paths: list[str], settings: Settings | None = None):
     # The summary line: to the terminal and the server where run logs show INFO (``seams serve``),
     # else to the server alone.
     (logger if logger.isEnabledFor(logging.INFO) else server_log).info(message)
+    if report.stages:
+        server_log.info("time by stage: %s", report.stage_line())
     # Every good file is written by now. Files that failed in this run fail the run (the dashboard
     # shows it red and counts it); files unchanged since an earlier run failed them do not.
     return final_state(report, message)

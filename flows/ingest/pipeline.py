@@ -14,6 +14,7 @@ import hashlib
 import logging
 import os
 import stat
+import time
 from collections import deque
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -111,6 +112,7 @@ class Outcome:
     warnings: tuple[str, ...] = ()
     error_kind: str = ""
     error: str = ""
+    seconds: float = 0.0  # reading, parsing and cutting it, where it was cut (:func:`cut_file`)
 
     @property
     def status(self) -> str:
@@ -192,7 +194,12 @@ def _knowing(count: TokenCounter, text: str, tokens: int | None) -> TokenCounter
 def cut_file(ref: FileRef, config: CutConfig) -> Outcome:
     """Parse, classify and split one file. Never raises: errors become the outcome's error kind. An
     object on object storage is read here, by the process that cuts it, into a temporary copy
-    (:func:`flows.ingest.sources.local_copy`)."""
+    (:func:`flows.ingest.sources.local_copy`). The outcome keeps the seconds this took."""
+    started = time.perf_counter()
+    return replace(_cut_file(ref, config), seconds=time.perf_counter() - started)
+
+
+def _cut_file(ref: FileRef, config: CutConfig) -> Outcome:
     if is_uri(ref.path) and ref.size > config.max_bytes:  # not downloaded only to be refused
         return Outcome(ref, "", error_kind=TooLarge.kind, error=f"{ref.size:,} bytes (limit {config.max_bytes:,})")
     with contextlib.ExitStack() as stack:

@@ -46,6 +46,22 @@ class FileReport:
 
 
 @dataclass
+class StageTime:
+    """Where a stage of the run ran and its time: ``seconds`` of its work (summed over the files or
+    groups, so work done in parallel can exceed the run's time) and, for work done outside the flow's
+    process, ``waited``: how long the flow stood waiting for it."""
+
+    where: str
+    seconds: float = 0.0
+    waited: float = 0.0
+
+
+#: The stages of a run, in order: finding what changed, reading and cutting, embedding, writing
+#: rows and manifest, and removing deleted files' rows with the table's upkeep.
+STAGES = ("plan", "cut", "embed", "write", "clean")
+
+
+@dataclass
 class IngestReport:
     db: str
     kb: str
@@ -59,6 +75,27 @@ class IngestReport:
     embedder: str = ""  # as the knowledge base records it (flows.embed.spec.recorded)
     embed_retries: dict[str, int] = field(default_factory=dict)  # embedding requests sent again, by reason
     over_length: int = 0  # texts over the embedder's input length (embedded by its stated rule)
+    stages: dict[str, StageTime] = field(default_factory=dict)  # by stage (:data:`STAGES`), those that ran
+
+    def timed(self, stage: str, where: str, seconds: float = 0.0, waited: float = 0.0) -> None:
+        """Add to a stage's time (:class:`StageTime`)."""
+        time_ = self.stages.setdefault(stage, StageTime(where))
+        time_.where = where
+        time_.seconds += seconds
+        time_.waited += waited
+
+    def stage_line(self) -> str:
+        """The time by stage in one line: ``plan 0.1 s · cut 12.0 s in 2 parser workers (the flow waited
+        1.2 s) · embed …``."""
+        parts = []
+        for stage in STAGES:
+            if (time_ := self.stages.get(stage)) is None:
+                continue
+            part = f"{stage} {time_.seconds:.1f} s"
+            if time_.where != "flow":
+                part += f" in {time_.where} (the flow waited {time_.waited:.1f} s)"
+            parts.append(part)
+        return " · ".join(parts)
 
     def count(self, action: str) -> int:
         return sum(1 for f in self.files if f.action == action)
@@ -183,9 +220,17 @@ def publish(report: IngestReport) -> None:
         f"# seams ingest — {report.kb}\n\n{counts}\n\n"
         f"{report.chunks} chunks written ({report.rows_written} rows, {report.rows_deleted} deleted), "
         f"{report.embedded} texts embedded, {report.reused_vectors} vectors reused, {report.seconds:.1f} s.\n\n"
+        f"{stage_table(report)}"
         f"Database: `{report.db}`{refused}",
         key=artifact_key(report.kb, "summary", report.db), description="Counts of the last ingest",
     )
+
+
+def stage_table(report: IngestReport) -> str:
+    """The time by stage as a Markdown table (with a blank line after), or nothing when no stage ran."""
+    rows = [(stage, t.where, f"{t.seconds:.1f}", f"{t.waited:.1f}" if t.where != "flow" else "")
+            for stage in STAGES if (t := report.stages.get(stage))]
+    return markdown_table(["stage", "ran in", "seconds of work", "the flow waited (s)"], rows) + "\n\n" if rows else ""
 
 
 PROGRESS_EVERY_S = 2.0
