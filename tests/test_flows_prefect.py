@@ -511,3 +511,29 @@ def test_seams_ingest_with_the_dask_runner(prefect_harness, tmp_path, capsys):
     db = str(tmp_path / "db")
     assert main(["ingest", str(root), "--db", db, "--embedder", "hashing", "--runner", "dask", "--workers", "1"]) == 0
     assert sorted(r["doc_id"] for r in Store(db).rows(["doc_id"])) == ["note 0.md", "note 1.md", "note 2.md"]
+
+
+def test_the_flow_as_a_served_run_receives_it_shares_the_modules_state(tmp_path):
+    """A served run's process gets the flow object pickled. The flow's function is not what its
+    module's name holds (that is the ``Flow``), so cloudpickle sends it by value with copies of the
+    globals it names: the progress listeners were such a copy, and a served run's per-file log
+    lines went to it. Every global the received function names must be its module's own object."""
+    import cloudpickle
+
+    from flows.ingest.flow import flow_for
+
+    code = (
+        "import sys, types, cloudpickle\n"
+        "received = cloudpickle.loads(sys.stdin.buffer.read())\n"
+        "import flows.ingest.flow as module\n"
+        "names = received.fn.__code__.co_names\n"
+        "print([n for n in names if n in received.fn.__globals__ and hasattr(module, n)\n"
+        "       and received.fn.__globals__[n] is not getattr(module, n)])\n"
+    )
+    for runner in ("local", "dask"):
+        if runner == "dask":
+            pytest.importorskip("prefect_dask")
+        payload = cloudpickle.dumps(flow_for(Settings(runner=runner)))
+        done = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+        assert done.stdout.decode().strip() == "[]", (runner, done.stdout.decode())

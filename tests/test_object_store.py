@@ -363,3 +363,70 @@ def test_seams_ingest_of_an_s3_prefix_on_a_dask_cluster_embeds_on_its_workers(pr
     assert stages["write"]["where"] == "flow" and stages["write"]["seconds"] > 0, stages
     ingest_flow([str(root)], settings(tmp_path / "local"))
     assert _comparable(db) == _comparable(str(tmp_path / "local"))
+
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_serve_on_a_dask_cluster_into_s3_keeps_indexing_across_runs(prefect_harness, s3, tmp_path):
+    """Issue #38, part 5: ``seams serve s3://… --db s3://… --runner dask:tcp://…`` — the first run
+    indexes the prefix, the deployment's next run picks up an object added since, both with the files cut and
+    embedded on the Dask worker, and each file's result is in the run's log on the server."""
+    pytest.importorskip("prefect_dask")
+    sys.path.insert(0, str(REPO / "bench"))
+    from dask_scale import dask_cluster
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        DeploymentFilter,
+        DeploymentFilterName,
+        LogFilter,
+        LogFilterFlowRunId,
+    )
+    from prefect.deployments import run_deployment
+    from prefect.settings import PREFECT_API_URL
+    from test_flows_prefect import _interrupt_group, _wait_for
+
+    root = tmp_path / "docs"
+    write(root / "a.md", "# 첫 문서\n\n서버가 처음 색인하는 문서입니다.\n")
+    bucket = s3.bucket("served")
+    s3.upload(root, bucket, "in")
+    db = f"s3://{s3.bucket('kb')}/seams"
+    env = dict(os.environ, **s3.env, PREFECT_API_URL=PREFECT_API_URL.value(), PREFECT_RUNNER_POLL_FREQUENCY="1")
+
+    def indexed() -> set[str]:
+        try:
+            return {row["doc_id"] for row in Store(db, "served_dask").manifest().values()
+                    if row["status"] == "indexed"}
+        except Exception:  # the table is being created by the served run right now
+            return set()
+
+    log_path = tmp_path / "serve.log"
+    with dask_cluster(1, env, tmp_path) as address, open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "flows.app.cli", "serve", f"s3://{bucket}/in/", "--every", "10s", "--db", db,
+             "--kb", "served_dask", "--embedder", "hashing", "--runner", f"dask:{address}"],
+            cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        try:
+            assert _wait_for(lambda: "a.md" in indexed(), 180), log_path.read_text()
+            write(tmp_path / "later" / "b.md", "# 나중 문서\n\n다음 실행이 찾아야 하는 문서입니다.\n")
+            s3.upload(tmp_path / "later", bucket, "in")
+            # the next run, as the dashboard's "Run" starts it (the test server does not schedule runs)
+            run_deployment("seams-ingest/seams-served_dask", timeout=0)
+            assert _wait_for(lambda: "b.md" in indexed(), 180), log_path.read_text()
+            def finished() -> list:
+                with get_client(sync_client=True) as client:
+                    runs = client.read_flow_runs(deployment_filter=DeploymentFilter(
+                        name=DeploymentFilterName(any_=["seams-served_dask"])))
+                return [run for run in runs if run.state and run.state.is_completed()]
+
+            assert _wait_for(lambda: len(finished()) >= 2, 120), log_path.read_text()
+            runs = finished()
+        finally:
+            _interrupt_group(process)
+
+    def messages() -> str:  # the runs' logs reach the server in batches
+        with get_client(sync_client=True) as client:
+            logs = client.read_logs(log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[r.id for r in runs])))
+        return "\n".join(entry.message for entry in logs)
+
+    assert _wait_for(lambda: "a.md: added" in messages() and "b.md: added" in messages(), 60), "\n" + messages()
+    assert "in dask workers" in messages(), messages()  # the time by stage: cut and embed on the workers

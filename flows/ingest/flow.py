@@ -527,7 +527,14 @@ def _served_runs_leave_interrupts_to_serve() -> None:
 @flow(name="seams-ingest", log_prints=False, validate_parameters=True)
 def ingest_flow(paths: list[str], settings: Settings | None = None):
     """Sync folders into a seams knowledge base: parse, classify, cut, embed and write what changed."""
-    settings = settings or Settings()
+    return run_flow(paths, settings or Settings())
+
+
+def run_flow(paths: list[str], settings: Settings):
+    """The body of :func:`ingest_flow`. Its own module-level function: a served run gets the flow
+    object pickled, and the flow's function, which is not what its module's name holds (that is the
+    ``Flow``), travels by value with copies of the globals it names — the progress listeners among
+    them, so its per-file lines went to a copy no one notified. This function travels by reference."""
     _served_runs_leave_interrupts_to_serve()
     distributed = settings.runner != "local"
     # With Dask, the workers cut and embed each batch; the flow writes (WorkerEmbedding).
