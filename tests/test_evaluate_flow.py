@@ -126,3 +126,28 @@ def test_cli_help_lists_the_options(argv, capsys):
         main(argv)
     text = capsys.readouterr().out
     assert "--chroma" in text and "--variant" in text and "--modes" in text
+
+
+def test_no_cohesion_skips_embedding_the_pieces_and_leaves_the_scores(tmp_path, prefect_harness):
+    """``--no-cohesion``: the documents' ~50-token pieces are not embedded (with a paid or slow
+    embedder they are most of what an evaluation embeds), cohesion and coherence are not measured,
+    and nothing else changes."""
+    questions = _corpus(tmp_path)
+    measured = {}
+    for flag in ([], ["--no-cohesion"]):
+        name = "without" if flag else "with"
+        db, out = tmp_path / f"db-{name}", tmp_path / f"report-{name}"
+        assert main(["evaluate", "--folder", str(tmp_path / "docs"), "--questions", str(questions), "--configs",
+                     "seams", "--embedder", "hashing", "--db", str(db), "--out", str(out), *flag]) == 0
+        with open(out / "costs.csv", encoding="utf-8") as handle:
+            cost = next(csv.DictReader(handle))
+        with open(out / "ranks.csv", encoding="utf-8") as handle:
+            ranks = [(r["qid"], r["mode"], r["rank"]) for r in csv.DictReader(handle)]
+        cached = sum(t.count_rows() for t in Store(str(db / "hashing"), "eval").cache.tables())
+        measured[name] = (cost, ranks, cached)
+    (with_cost, with_ranks, with_cached), (without_cost, without_ranks, without_cached) = measured.values()
+    assert with_cost["cohesion"] and with_cost["coherence"] and not without_cost["cohesion"]
+    assert not without_cost["coherence"]
+    assert with_cost["size_compliance"] == without_cost["size_compliance"]
+    assert with_ranks == without_ranks
+    assert without_cached < with_cached

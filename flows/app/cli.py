@@ -296,6 +296,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--embedder", help="embedder for every configuration: " + EMBEDDER_HELP.split(": ", 1)[1])
     evaluate.add_argument("--embed-url", help="endpoint of an openai:MODEL embedder (env SEAMS_EMBED_URL)")
     evaluate.add_argument("--limit", type=int, help="score only the first N questions (a quick look)")
+    evaluate.add_argument("--no-cohesion", dest="cohesion", action="store_false",
+                          help="do not measure cohesion and coherence: they embed every document's ~50-token "
+                          "pieces, with a slow or paid embedder most of the evaluation's embedding (retrieval "
+                          "scores do not change)")
     evaluate.set_defaults(run=cmd_evaluate)
     return parser
 
@@ -561,10 +565,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if args.recommend:
             from flows.app.evaluation import run_recommend
 
-            run_recommend(path, args.questions, args.k, modes, settings, args.out, args.limit)
+            run_recommend(path, args.questions, args.k, modes, settings, args.out, args.limit, args.cohesion)
         else:
             run_evaluate(source, path, args.questions, configs, args.variant, args.k, modes, settings, args.out,
-                         args.limit)
+                         args.limit, cohesion=args.cohesion)
     return EXIT_OK
 
 

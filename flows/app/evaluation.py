@@ -26,12 +26,13 @@ def default_out(dataset_path: str, embedder: str) -> str:
 
 
 def run_recommend(path: str, questions: str, k: int, modes: list[str], settings: Settings, out: str | None,
-                  limit: int | None):
+                  limit: int | None, cohesion: bool = True):
     """``seams evaluate --recommend``: the default and the sizes swept per strategy, scored on the
     questions of each strategy's files; prints the winners as ``seams ingest`` flags."""
     from flows.evaluate.recommend import choose, file_strategies, ingest_flags
 
-    evaluation = run_evaluate("folder", path, questions, ["seams"], None, k, modes, settings, out, limit, sweep=True)
+    evaluation = run_evaluate("folder", path, questions, ["seams"], None, k, modes, settings, out, limit, sweep=True,
+                              cohesion=cohesion)
     mode = "hybrid" if "hybrid" in evaluation.options.modes else evaluation.options.modes[0]
     choices = choose(evaluation, file_strategies(evaluation.dataset), mode)
     stdout = _console()
@@ -58,7 +59,7 @@ def run_recommend(path: str, questions: str, k: int, modes: list[str], settings:
 
 def run_evaluate(source: str, path: str, questions: str | None, configs: list[str] | None,
                  variants: list[str] | None, k: int, modes: list[str], settings: Settings,
-                 out: str | None, limit: int | None, sweep: bool = False):
+                 out: str | None, limit: int | None, sweep: bool = False, cohesion: bool = True):
     """Run the evaluation flow with progress on stderr; print the summary; return the Evaluation."""
     from flows.app.server import one_off_run, wait_for_api
     from flows.evaluate.runner import evaluate_flow, progress
@@ -72,7 +73,8 @@ def run_evaluate(source: str, path: str, questions: str | None, configs: list[st
 
     wait_for_api()
     with progress.listening(on_progress), one_off_run():
-        evaluation = evaluate_flow(source, path, questions, configs, variants, k, modes, settings, out, limit, sweep)
+        evaluation = evaluate_flow(source, path, questions, configs, variants, k, modes, settings, out, limit, sweep,
+                                   cohesion)
     print_summary(evaluation)
     stdout = _console()
     data = evaluation.dataset

@@ -244,8 +244,8 @@ def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "")
                "compliance*, chunks between the min and the configuration's max; *block integrity*, tables, "
                "lists and heading-body pairs that fit the max and that a chunk holds whole; *cohesion*, the "
                "cosine of a chunk's ~50-token pieces with the chunk; *coherence*, the cosine of a chunk with "
-               "the text around it (both with the evaluation's embedder). References completeness needs a "
-               "coreference model; none runs offline here.\n")
+               "the text around it (both with the evaluation's embedder; \"–\" when `--no-cohesion` skipped "
+               "them). References completeness needs a coreference model; none runs offline here.\n")
     peers = [c for c in evaluation.costs if c.peak_rss is not None]
     if peers:
         out.append("## Peers: what they read and what they hold\n")

@@ -398,13 +398,15 @@ def _retrieve(config: Configuration, questions: Sequence[Question], query_vector
 def evaluate_flow(source: str, path: str, questions: str | None = None, configs: list[str] | None = None,
                   variants: list[str] | None = None, k: int = 5, modes: list[str] | None = None,
                   settings: Settings | None = None, out: str | None = None, limit: int | None = None,
-                  sweep: bool = False) -> Evaluation:
+                  sweep: bool = False, cohesion: bool = True) -> Evaluation:
     """Score chunking configurations × retrieval modes on questions with known evidence spans.
 
     ``settings`` name the embedder, the evaluation database (``db``, default ``.seams/evaluate``) and
     the embedding threads and batch size; without them, ``SEAMS_*`` does. ``sweep``: also the variants
     ``--recommend`` compares (:mod:`flows.evaluate.recommend`), for the strategies the classifier
-    picks on this data set."""
+    picks on this data set. ``cohesion`` False: the cohesion and coherence measures are not taken, and
+    the documents' ~50-token pieces they need are not embedded (with a slow or paid embedder, most of
+    the evaluation's embedding); retrieval scores do not change."""
     started = time.perf_counter()
     options = Options(k=k, modes=tuple(modes or MODES), settings=settings or Settings(db=DEFAULT_DB))
     chosen = configurations(configs, variants, options.settings.budgets)
@@ -423,8 +425,10 @@ def evaluate_flow(source: str, path: str, questions: str | None = None, configs:
          f"({', '.join(f'{n} {m}' for m, n in sorted(dataset.methods.items()))})")
     query_vectors, query_seconds = _embed_questions(quote(dataset.questions), options)
     embed = cut_embedder(options)
-    _say("embedding each document's ~50-token pieces (the intrinsic measures and the semantic cuts use them)")
-    pieces = _pieces(quote(dataset), quote(embed))
+    if cohesion:
+        _say("embedding each document's ~50-token pieces (cohesion and coherence are measured on them; "
+             "--no-cohesion skips it)")
+    pieces = _pieces(quote(dataset), quote(embed if cohesion else None))
     costs: list[Cost] = []
     scores: list[QueryScore] = []
     retrieval_seconds, fts_failures = 0.0, 0
