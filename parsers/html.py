@@ -5,7 +5,10 @@ The tree is walked once. Block elements (``p``, ``h1``-``h6``, ``li``, ``table``
 directly in a container (``<div>text</div>``) becomes a paragraph of its own, so nothing readable
 is dropped. ``<br>`` breaks a line inside a block. Tables keep ``colspan``/``rowspan`` as spans, and
 leading rows of ``<th>`` cells (or a ``<thead>``) are their header rows. Page chrome — ``<nav>``, and
-``<header>``/``<footer>`` outside ``<main>``/``<article>`` — is kept as ``furniture``. Scripts,
+``<header>``/``<footer>`` outside ``<main>``/``<article>`` — is kept as ``furniture``, except a footer
+that gives contact details (an ``<address>``, a ``tel:``/``mailto:`` link, a phone number or an e-mail
+address in its text): readers ask for a body's phone number or address, and the footer is where a page
+states them; its own ``<nav>`` stays furniture. Scripts,
 styles, templates and hidden elements (``hidden``, ``aria-hidden``, ``display: none``) are dropped.
 
 The encoding comes from a BOM, then ``<meta charset>``, then :func:`parsers.detect.decode_text`.
@@ -33,6 +36,11 @@ _CONTAINERS = {
 }
 _DROPPED = {"script", "style", "template", "head", "svg", "math", "iframe", "object", "canvas"}
 _MAX_SPAN = 1000  # colspan/rowspan values above this are treated as typos, not as real spans
+#: A phone number as pages write them (02-2100-1234, 1588-1234, +82 2 2100 1234, (555) 123-4567,
+#: 042.629.3822) or an e-mail address: what makes a page's footer a statement of contact details.
+_CONTACT = re.compile(r"(?<![\w-])(?:\+\d{1,3}[ .-]?)?(?:\(?\d{1,4}\)?[ .-])?\d{3,4}[ .-]\d{4}(?![\w-])"
+                      r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_YEARS = re.compile(r"(?:19|20)\d\d[ .-](?:19|20)\d\d")  # "© 2019-2024" is not a phone number
 
 
 def parse_html(path: Path) -> Document:
@@ -120,6 +128,16 @@ def _hidden(element: Any) -> bool:
     return bool(style) and _DISPLAY_NONE.search(str(style)) is not None
 
 
+def _gives_contact(element: Any) -> bool:
+    """Whether ``element`` states contact details: an ``<address>``, a ``tel:`` or ``mailto:`` link,
+    or a phone number or e-mail address in its text."""
+    if element.find("address") is not None:
+        return True
+    if element.find("a", href=re.compile(r"^\s*(tel|mailto):", re.IGNORECASE)) is not None:
+        return True
+    return any(not _YEARS.fullmatch(found.group()) for found in _CONTACT.finditer(element.get_text(" ")))
+
+
 class _Walker:
     def __init__(self) -> None:
         self.blocks: list[Block] = []
@@ -156,7 +174,8 @@ class _Walker:
                 self._table(child)
             elif name in _CONTAINERS or name in ("tbody", "thead", "tfoot", "tr", "td", "th"):
                 self.flush()
-                chrome = name == "nav" or (name in ("header", "footer") and not child.find_parent(["main", "article"]))
+                chrome = name == "nav" or (name in ("header", "footer") and not child.find_parent(["main", "article"])
+                                           and not (name == "footer" and _gives_contact(child)))
                 self.furniture_depth += chrome
                 self.walk(child)
                 self.flush()

@@ -29,6 +29,7 @@ from fixtures.files import (
 from flows.ingest.pipeline import CutConfig, cut_document
 from parsers import detect_format, parse
 from parsers.tables import Span, detect_header_rows, is_value, make_table
+from parsers.text import normalize_line
 from splitters import Budget
 
 KOREAN = "제1조(목적) 이 규정은 개인정보 보호에 필요한 사항을 정한다.\n\n부칙 - 이 규정은 2026년 1월 1일부터 시행한다. Effective 2026."
@@ -925,6 +926,40 @@ def test_html_hidden_elements_are_not_text(tmp_path: Path) -> None:
     path.write_text(page, "utf-8")
     doc = parse(path)
     assert [(b.kind, b.text) for b in doc.blocks] == [("heading", "연차 보고서"), ("paragraph", "본문입니다. Visible text.")]
+
+
+@pytest.mark.parametrize("footer, kept", [
+    ("<address>서울특별시 종로구 세종대로 209 (우) 03171</address><p>대표전화 02-2100-1234</p>", True),
+    ("<p>민원 상담 <a href='tel:110'>110</a> · 평일 09:00~18:00</p>", True),
+    ("<p>Questions? Write to help.desk@example.go.kr</p>", True),
+    ("<p>© 2019-2025 시청. All rights reserved.</p>", False),
+])
+def test_an_html_footer_with_contact_details_is_content_and_other_chrome_is_furniture(tmp_path: Path, footer: str,
+                                                                                      kept: bool) -> None:
+    """Issue #33: a page's footer that states an address, a phone number or an e-mail address was
+    set aside with the navigation, so a question about them had no chunk to find. Such a footer is
+    content now; its own navigation links, the page's header and a copyright line stay furniture."""
+    from bs4 import BeautifulSoup
+
+    page = ("<html><body><header><p>시청 로고 · 누리집</p></header><nav><a href='/'>홈</a> <a href='/m'>메뉴</a></nav>"
+            "<main><h1>여권 발급 안내</h1><p>여권은 구청 민원실에서 발급합니다. 수수료는 5만 원입니다.</p></main>"
+            f"<footer><nav><a href='/privacy'>개인정보처리방침</a> <a href='/terms'>이용약관</a></nav>{footer}</footer>"
+            "</body></html>")
+    path = tmp_path / "page.html"
+    path.write_text(page, "utf-8")
+    doc = parse(path)
+    body = [b.text for b in doc.blocks]
+    furniture = [b.text for b in doc.furniture]
+    assert body[:2] == ["여권 발급 안내", "여권은 구청 민원실에서 발급합니다. 수수료는 5만 원입니다."], body
+    assert furniture[:3] == ["시청 로고 · 누리집", "홈 메뉴", "개인정보처리방침 이용약관"], furniture
+    footer_text = normalize_line(BeautifulSoup(footer, "html.parser").get_text(" "))
+    shown = body[2:] if kept else furniture[3:]
+    assert normalize_line(" ".join(shown)) == footer_text, (body, furniture)
+    assert len(body) == (2 + len(shown) if kept else 2), body
+    chunks = cut_document(doc, CutConfig(Budget()), "page.html")[1]
+    indexed = " ".join(c.text for c in chunks)
+    assert all(line in indexed for line in body), indexed
+    assert ("All rights reserved" in indexed) is False
 
 
 def test_pdf_running_footers_whose_text_changes_by_chapter_are_furniture(tmp_path: Path) -> None:
