@@ -135,14 +135,31 @@ def main() -> None:
                 report = result["report"]
                 chunks = sum(f.get("chunks") or 0 for f in report["files"])
                 rows.append((name, result["seconds"], files / result["seconds"], chunks / result["seconds"],
-                             result["cpu"] / result["seconds"]))
+                             result["cpu"] / result["seconds"], report.get("stages") or {}))
                 print(f"  {name}: {result['seconds']:.1f} s", file=sys.stderr, flush=True)
     print(f"{files} files, embedder {embedder}, {os.cpu_count()} cores; flow CPU share: the flow process's "
           "(and its parser workers', local runner) CPU seconds over the wall time\n")
     print("| mode | wall s | files/s | chunks/s | flow CPU share |")
     print("|---|---:|---:|---:|---:|")
-    for name, seconds, fps, cps, share in rows:
+    for name, seconds, fps, cps, share, _ in rows:
         print(f"| {name} | {seconds:.1f} | {fps:.1f} | {cps:.1f} | {share:.0%} |")
+    print("\nWhere the time goes (the run's own time by stage: seconds of work where the stage ran; for work "
+          "done outside the flow, the seconds the flow waited for it)\n")
+    print("| mode | plan s | cut s (where) | flow waited on cut | embed s (where) | flow waited on embed "
+          "| write s | clean s |")
+    print("|---|---:|---|---:|---|---:|---:|---:|")
+    for name, *_, stages in rows:
+        print(f"| {name} | {_stage(stages, 'plan')} | {_stage(stages, 'cut', where=True)} "
+              f"| {_stage(stages, 'cut', 'waited')} | {_stage(stages, 'embed', where=True)} "
+              f"| {_stage(stages, 'embed', 'waited')} | {_stage(stages, 'write')} | {_stage(stages, 'clean')} |")
+
+
+def _stage(stages: dict, stage: str, key: str = "seconds", where: bool = False) -> str:
+    """One cell of the time-by-stage table: the stage's seconds (and where it ran), or – if it did not run."""
+    if stage not in stages:
+        return "–"
+    cell = f"{stages[stage][key]:.1f}"
+    return f"{cell} ({stages[stage]['where']})" if where else cell
 
 
 if __name__ == "__main__":
