@@ -310,6 +310,16 @@ def test_an_s3_source_without_the_extra_or_out_of_reach_is_a_usage_error(s3, tmp
     assert done.returncode == EXIT_USAGE and "pip install 'seams[s3]'" in done.stderr, done.stderr[-2000:]
 
 
+def _ferry_notes(s3, root: Path, count: int) -> tuple[Path, str]:
+    """``count`` short notes (Korean and English) written under ``root`` and uploaded to a new bucket's
+    ``in/`` prefix; returns the folder and the bucket."""
+    for i in range(count):
+        write(root / f"n{i}.md", f"# 연락선 {i}\n\n{i}번 연락선은 하루 두 번 만을 건넌다. The ferry number {i} crosses the bay.\n")
+    bucket = s3.bucket("docs")
+    s3.upload(root, bucket, "in")
+    return root, bucket
+
+
 def test_an_s3_prefix_indexed_by_dask_workers_that_read_and_embed_it(prefect_harness, s3, tmp_path):
     """``seams ingest s3://… --runner dask``: the workers read the objects themselves, cut and embed
     them; the knowledge base is what a local ingest of the same files makes."""
@@ -319,11 +329,7 @@ def test_an_s3_prefix_indexed_by_dask_workers_that_read_and_embed_it(prefect_har
 
     from flows.ingest.flow import flow_for
 
-    root = tmp_path / "docs"
-    for i in range(6):
-        write(root / f"n{i}.md", f"# Note {i}\n\nThe ferry number {i} crosses the bay twice a day.\n")
-    bucket = s3.bucket("docs")
-    s3.upload(root, bucket, "in")
+    root, bucket = _ferry_notes(s3, tmp_path / "docs", 6)
     db = str(tmp_path / "db")
     dask = settings(db).model_copy(update={"runner": "dask", "workers": 1, "batch_files": 2})
     state = flow_for(dask)([f"s3://{bucket}/in/"], dask, return_state=True)
@@ -346,16 +352,13 @@ def test_seams_ingest_of_an_s3_prefix_on_a_dask_cluster_embeds_on_its_workers(pr
     from dask_scale import dask_cluster
     from prefect.settings import PREFECT_API_URL
 
-    root = tmp_path / "docs"
-    for i in range(5):
-        write(root / f"n{i}.md", f"# 연락선 {i}\n\n{i}번 연락선은 하루 두 번 만을 건넌다. The ferry number {i} crosses the bay.\n")
-    bucket = s3.bucket("docs")
-    s3.upload(root, bucket, "in")
+    root, bucket = _ferry_notes(s3, tmp_path / "docs", 5)
     db = str(tmp_path / "db")
     env = dict(os.environ, **s3.env, PREFECT_API_URL=PREFECT_API_URL.value(), SEAMS_BATCH_FILES="2")
     with dask_cluster(1, env, tmp_path) as address:
         done = subprocess.run([sys.executable, "-m", "flows.app.cli", "ingest", f"s3://{bucket}/in/", "--db", db,
-                               "--embedder", "hashing", "--runner", f"dask:{address}", "--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+                               "--embedder", "hashing", "--runner", f"dask:{address}", "--json"],
+                              cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     stages = json.loads(done.stdout)["stages"]
     assert stages["cut"]["where"] == stages["embed"]["where"] == "dask workers", stages
