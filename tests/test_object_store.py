@@ -346,7 +346,8 @@ def test_an_s3_prefix_indexed_by_dask_workers_that_read_and_embed_it(prefect_har
 def test_seams_ingest_of_an_s3_prefix_on_a_dask_cluster_embeds_on_its_workers(prefect_harness, s3, tmp_path):
     """Issue #38's command: ``seams ingest s3://… --runner dask:tcp://…`` against a real ``dask
     scheduler`` with a ``dask worker``; the run's time by stage shows the files cut and embedded on
-    the workers (the flow only waits), and the KB is what a local ingest makes."""
+    the workers (the flow only waits), each embedding on its own threads (``--nthreads 1``, not the
+    flow machine's cores), and the KB is what a local ingest makes."""
     pytest.importorskip("prefect_dask")
     sys.path.insert(0, str(REPO / "bench"))
     from dask_scale import dask_cluster
@@ -355,13 +356,15 @@ def test_seams_ingest_of_an_s3_prefix_on_a_dask_cluster_embeds_on_its_workers(pr
     root, bucket = _ferry_notes(s3, tmp_path / "docs", 5)
     db = str(tmp_path / "db")
     env = dict(os.environ, **s3.env, PREFECT_API_URL=PREFECT_API_URL.value(), SEAMS_BATCH_FILES="2")
+    env.pop("SEAMS_EMBED_THREADS", None)
     with dask_cluster(1, env, tmp_path) as address:
         done = subprocess.run([sys.executable, "-m", "flows.app.cli", "ingest", f"s3://{bucket}/in/", "--db", db,
                                "--embedder", "hashing", "--runner", f"dask:{address}", "--json"],
                               cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     stages = json.loads(done.stdout)["stages"]
-    assert stages["cut"]["where"] == stages["embed"]["where"] == "dask workers", stages
+    assert stages["cut"]["where"] == "dask workers", stages
+    assert stages["embed"]["where"] == "dask workers, 1 embedding thread each", stages
     assert stages["cut"]["seconds"] > 0 and stages["embed"]["seconds"] > 0, stages
     assert stages["write"]["where"] == "flow" and stages["write"]["seconds"] > 0, stages
     ingest_flow([str(root)], settings(tmp_path / "local"))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
 import threading
 import time
@@ -110,27 +111,48 @@ class Steps:
     forget: Callable = forget_files
     on_batch: Callable[[int, int], None] = lambda done, total: None
     ahead: Callable = cut_ahead  # (refs, config, workers, timeout): start cutting the next batch
-    #: With ``cut_all`` embedding elsewhere: the seconds spent embedding there so far.
-    embedded_elsewhere: Callable[[], float] | None = None
+    #: With ``cut_all`` embedding elsewhere: the seconds spent embedding there so far, and where.
+    embedded_elsewhere: Callable[[], tuple[float, str]] | None = None
 
 
 cut_task = task(cut_batch, name="cut-files", cache_policy=NO_CACHE)
 
 
 def cut_and_embed(refs: list[FileRef], config: CutConfig, workers: int, timeout: float,
-                  settings: Settings) -> tuple[list[Outcome], tuple[dict[str, np.ndarray], int] | EmbedderError]:
+                  settings: Settings, own_threads: bool = False,
+                  ) -> tuple[list[Outcome], tuple[dict[str, np.ndarray], int, float, int] | EmbedderError]:
     """A batch cut and its chunk texts embedded, where the task runs (a Dask worker): the vectors come
     from the database's embedding cache where it has them, the others are embedded here and saved to
-    it (:func:`flows.embed.embed_cached`), so workers sharing a database share the cache. Returns the
-    outcomes and (vectors by text hash, how many were embedded, seconds embedding), or the embedder's
-    error."""
+    it (:func:`flows.embed.embed_cached`), so workers sharing a database share the cache. With
+    ``own_threads`` a local embedder runs on the worker's own threads (:func:`dask_worker_threads`).
+    Returns the outcomes and (vectors by text hash, how many were embedded, seconds embedding, the
+    embedder's threads), or the embedder's error."""
     outcomes = cut_batch(refs, config, workers, timeout)
+    if own_threads and (threads := dask_worker_threads()):
+        settings = settings.model_copy(update={"embed_threads": threads})
     started = time.perf_counter()
     try:
         vectors, fresh, _reused = embed_outcomes(outcomes, settings, Store(settings.db, settings.kb))
     except EmbedderError as exc:
         return outcomes, exc
-    return outcomes, (vectors, fresh, time.perf_counter() - started)
+    return outcomes, (vectors, fresh, time.perf_counter() - started, settings.embed_threads)
+
+
+def dask_worker_threads() -> int:
+    """The threads of the Dask worker this runs on (``dask worker --nthreads N``), 0 outside one.
+
+    Why a worker embeds on its own threads rather than ``SEAMS_EMBED_THREADS``' default, the flow
+    machine's core count: Dask gives each worker its share of a machine's cores (``--nworkers 2
+    --nthreads 1`` on two cores), and a local embedder that took every core in every worker ran them
+    over each other: two single-thread workers on one 2-core machine spent 50.9 s embedding 1,000
+    files (21.3 files/s) with two threads each, 21.9 s (32.0 files/s) with their own one
+    (bench/dask_scale.py, one run). ``SEAMS_EMBED_THREADS`` set where the flow runs still decides."""
+    try:
+        from distributed import get_worker
+
+        return int(get_worker().state.nthreads)
+    except (ImportError, ValueError, AttributeError):
+        return 0
 
 
 cut_embed_task = task(cut_and_embed, name="cut-and-embed-files", cache_policy=NO_CACHE)
@@ -148,13 +170,16 @@ class WorkerEmbedding:
         self.fresh = 0  # texts the workers embedded for this batch not yet counted in a group
         self.error: EmbedderError | None = None
         self.seconds = 0.0  # the workers' time embedding, over the batches handed so far
+        self.threads: set[int] = set()  # the workers' embedders' threads
+        # a worker's embedder takes the worker's threads unless the flow's environment sets them
+        self.own_threads = "SEAMS_EMBED_THREADS" not in os.environ
 
     def cut_all(self, batches, config, workers, timeout, settings):
         # the database as an absolute location: a worker's working folder is not the flow's
         settings = settings.model_copy(update={"db": settings.db_location()})
         window: deque = deque()
         for batch in batches:
-            window.append(cut_embed_task.submit(batch, config, workers, timeout, settings))
+            window.append(cut_embed_task.submit(batch, config, workers, timeout, settings, self.own_threads))
             if len(window) > self.ahead:
                 yield self._hand(window.popleft().result())
         while window:
@@ -166,9 +191,18 @@ class WorkerEmbedding:
         if isinstance(embedded, EmbedderError):
             self.error = embedded
         else:
-            self.vectors, self.fresh, seconds = embedded
+            self.vectors, self.fresh, seconds, threads = embedded
             self.seconds += seconds
+            self.threads.add(threads)
         return outcomes
+
+    def elsewhere(self) -> tuple[float, str]:
+        """The workers' seconds embedding so far, and where: ``dask workers, 1 embedding thread each``."""
+        counts = sorted(self.threads)
+        if not counts:
+            return self.seconds, "dask workers"
+        threads = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+        return self.seconds, f"dask workers, {threads} embedding thread{'' if threads == '1' else 's'} each"
 
     def embed(self, group: list[Outcome], settings: Settings, store: Store):
         """The group's vectors as :func:`embed_outcomes` returns them, or the workers' embedder error."""
@@ -305,7 +339,7 @@ def _cut_embed_write(plan: Plan, settings: Settings, store: Store, steps: Steps,
                          if ref.path not in done)
         tally.batch_done()
     if steps.embedded_elsewhere is not None and "embed" in report.stages:
-        report.stages["embed"].seconds = steps.embedded_elsewhere()
+        report.stages["embed"].seconds, report.stages["embed"].where = steps.embedded_elsewhere()
 
 
 def _where_cut(settings: Settings, steps: Steps) -> str:
@@ -542,7 +576,7 @@ def run_flow(paths: list[str], settings: Settings):
     steps = Steps(quoted(cut_task), workers_embed.cut_all if workers_embed else None,
                   workers_embed.embed if workers_embed else quoted(embed_task), quoted(write_task),
                   quoted(manifest_task), quoted(forget_task), progress_artifact(settings.kb, settings.db_location()),
-                  embedded_elsewhere=(lambda: workers_embed.seconds) if workers_embed else None)
+                  embedded_elsewhere=workers_embed.elsewhere if workers_embed else None)
     if distributed:
         # Dask workers are daemon processes (no child pools): each cuts its batch in-process.
         settings = settings.model_copy(update={"workers": 0})
