@@ -103,8 +103,10 @@ def fusions() -> dict[str, Callable[[Scored, Scored], list[metrics.Span]]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def evaluated_tables_parser(description: str) -> argparse.ArgumentParser:
+    """The options of a bench that reads the tables a ``seams evaluate`` run wrote: the data set,
+    the configurations evaluated, their database and k (also used by bench/korean_fts.py)."""
+    parser = argparse.ArgumentParser(description=description)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--chroma")
     source.add_argument("--folder")
@@ -113,7 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", action="append", default=[])
     parser.add_argument("--db", default=".seams/evaluate")
     parser.add_argument("-k", type=int, default=5)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = evaluated_tables_parser(__doc__.split("\n\n")[0]).parse_args(argv)
     dataset = load_dataset("chroma" if args.chroma else "folder", args.chroma or args.folder, args.questions)
     options = Options(k=args.k, settings=Settings(db=args.db))
     embedder = embedder_for(options.settings)

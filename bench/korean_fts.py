@@ -22,7 +22,6 @@ knowledge bases changes: the Kiwi index is built in a temporary LanceDB beside t
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
@@ -30,6 +29,9 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fusion import evaluated_tables_parser
 
 from flows.evaluate import metrics
 from flows.evaluate.configs import configurations
@@ -97,16 +99,8 @@ def fused(ngram: list[metrics.Span], kiwi: list[metrics.Span], weight: float) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--chroma")
-    source.add_argument("--folder")
-    parser.add_argument("--questions")
-    parser.add_argument("--configs", default="seams", help="comma-separated configurations already evaluated")
-    parser.add_argument("--variant", action="append", default=[])
-    parser.add_argument("--db", default=".seams/evaluate")
+    parser = evaluated_tables_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--embedder", default="hashing", help="the embedder the evaluation ran with (names its tables)")
-    parser.add_argument("-k", type=int, default=5)
     args = parser.parse_args(argv)
     dataset = load_dataset("chroma" if args.chroma else "folder", args.chroma or args.folder, args.questions)
     options = Options(k=args.k, settings=Settings(db=args.db, embedder=args.embedder))
