@@ -24,7 +24,7 @@ from classifiers import DEFAULT_RULES, Decision, build_rules, classify, gather_f
 from flows.embed import EmbedConfig, embed_config, get_embedder
 from flows.embed.cutting import cutting_embed
 from flows.embed.spec import DEFAULT_SPEC
-from flows.ingest.sources import is_uri, local_copy, object_hash
+from flows.ingest.sources import FileRef, RootWalk, is_uri, local_copy, object_hash
 from flows.ingest.sources import scan as scan_objects
 from flows.settings import MAX_TEXT_CHARS
 from parsers import ParseError, parse
@@ -54,17 +54,6 @@ KEEP_OLD_CHUNKS = frozenset({"corrupt", "encrypted", "timeout", "too_large", "er
 OCR_TIME_SHARE = 0.8
 
 
-
-
-@dataclass(frozen=True)
-class FileRef:
-    """A file found under an indexed root; ``doc_id`` is its path relative to the root."""
-
-    root: str
-    path: str
-    doc_id: str
-    size: int
-    mtime: float
 
 
 @dataclass(frozen=True)
@@ -279,21 +268,6 @@ def embedded_texts(chunk: Chunk, with_heading_path: bool, plain_cells: bool, pas
     return [whole, *passages(whole, passage_tokens)]
 
 
-
-
-@dataclass(frozen=True)
-class RootWalk:
-    """What one walk of an indexed root found.
-
-    ``unreadable`` lists the directories (relative to the root, ``""`` for the root itself) that
-    could not be listed: their files are not gone, only out of reach for now. ``single_file`` is
-    set when the root was a file: then that file is all the walk speaks for, not its folder.
-    """
-
-    root: str
-    files: list[FileRef]
-    unreadable: list[str]
-    single_file: bool = False
 
 
 def scan_root(root: str | Path) -> RootWalk:

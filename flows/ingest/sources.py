@@ -27,9 +27,37 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 
 from flows.errors import UsageError
+
+
+@dataclass(frozen=True)
+class FileRef:
+    """A file found under an indexed root; ``doc_id`` is its path relative to the root."""
+
+    root: str
+    path: str
+    doc_id: str
+    size: int
+    mtime: float
+
+
+@dataclass(frozen=True)
+class RootWalk:
+    """What one walk of an indexed root found.
+
+    ``unreadable`` lists the directories (relative to the root, ``""`` for the root itself) that
+    could not be listed: their files are not gone, only out of reach for now. ``single_file`` is
+    set when the root was a file: then that file is all the walk speaks for, not its folder.
+    """
+
+    root: str
+    files: list[FileRef]
+    unreadable: list[str]
+    single_file: bool = False
+
 
 log = logging.getLogger(__name__)
 
@@ -87,9 +115,7 @@ def _key(uri: str) -> str:
 
 
 def scan(root: str):
-    """The objects under the prefix ``root`` as a :class:`flows.ingest.pipeline.RootWalk`, in key order."""
-    from flows.ingest.pipeline import FileRef, RootWalk
-
+    """The objects under the prefix ``root`` as a :class:`RootWalk`, in key order."""
     protocol, root = scheme(root), normalize(root)
     fs = filesystem(protocol)
     base = _key(root)
