@@ -219,3 +219,19 @@ def test_workers_of_a_pool_started_after_the_environment_changed_see_the_change(
         assert pool.submit(os.getenv, "SEAMS_TEST_SET_LATER").result(timeout=60) == "보인다"
     finally:
         second.close()
+
+
+def test_closing_ends_the_page_relay_before_its_queue_is_closed(tmp_path):
+    """CI once printed a traceback from the relay thread as a command exited: multiprocessing's
+    exit finalizer closed the pages queue while the thread still read it. close() now waits for the
+    thread, then closes the queue itself."""
+    good = tmp_path / "good.txt"
+    good.write_text("□ 개요\n" + "본문 " * 200, "utf-8")
+    cutter = Cutter(workers=1, timeout=60)
+    try:
+        assert [o.error_kind for o in cutter.cut([_ref(good)], CutConfig(Budget()))] == [""]
+        relays = [t for t in threading.enumerate() if t.name == "seams-ocr-pages"]
+        assert relays, "the pool runs without its page relay"
+    finally:
+        cutter.close()
+    assert not any(t.is_alive() for t in relays), "close() returned while the relay thread still reads its queue"

@@ -50,13 +50,15 @@ class Cutter:
         self._ahead: tuple[tuple[FileRef, ...], CutConfig, cf.ProcessPoolExecutor, dict[int, cf.Future]] | None = None
         self._lock = threading.Lock()  # start() may come from another thread (the command's early start)
         self._pages: multiprocessing.queues.Queue | None = None  # the workers' OCR pages, see ocr_pages
+        self._relay: threading.Thread | None = None  # moves them from self._pages to ocr_pages
 
     def _ensure(self) -> cf.ProcessPoolExecutor:
         if self._pool is None:
             if self._pages is None:
                 self._pages = _mp_context().Queue()
-                threading.Thread(target=_relay_pages, args=(self._pages,), name="seams-ocr-pages",
-                                 daemon=True).start()
+                self._relay = threading.Thread(target=_relay_pages, args=(self._pages,), name="seams-ocr-pages",
+                                               daemon=True)
+                self._relay.start()
             self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=_mp_context(), initializer=start_worker,
                                                 initargs=(os.getpid(), self._pages, dict(os.environ)))
         return self._pool
@@ -138,8 +140,14 @@ class Cutter:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         if self._pages is not None:
-            self._pages.put(None)  # ends the relay thread
-            self._pages = None
+            pages, relay, self._pages, self._relay = self._pages, self._relay, None, None
+            pages.put(None)  # ends the relay thread
+            # Wait for it before the queue is closed: at exit multiprocessing's finalizer closes the
+            # queue's pipe, and a relay thread still reading it died with a traceback on stderr.
+            if relay is not None:
+                relay.join(timeout=10)
+            pages.close()
+            pages.join_thread()
 
 
 def _relay_pages(pages: multiprocessing.queues.Queue) -> None:
