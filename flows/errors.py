@@ -2,6 +2,7 @@
 
     SeamsError
     ├── UsageError            bad arguments, unknown names, a mismatched embedder: exit 2, nothing changed
+    ├── KnowledgeBaseBusy     another ingest kept the knowledge base longer than one would wait: exit 5
     └── EmbedderError         an embedder refused a request (a 4xx answer, a wrong dimension): the
         │                     files being embedded fail (exit 1) and keep their old chunks
         └── EmbedderUnavailable   an embedding endpoint did not answer after its retries
@@ -39,3 +40,8 @@ class EmbedderUnavailable(EmbedderError):
     through every retry."""
 
     kind = "embedder_unavailable"
+
+
+class KnowledgeBaseBusy(SeamsError):
+    """Another ingest held the knowledge base for longer than this one would wait (``SEAMS_LOCK_WAIT_S``,
+    :mod:`flows.index.lock`). Nothing was changed."""

@@ -69,6 +69,8 @@ class Settings(BaseSettings):
                                    "its wait in the server's queue included")
     embed_retries: int = Field(default=5, ge=0, description="times a failed embedding request is sent again")
     embed_threads: int = Field(default_factory=lambda: os.cpu_count() or 1)
+    lock_wait_s: float = Field(default=3600.0, ge=0, description="seconds an ingest waits for another ingest "
+                               "of the same knowledge base to finish before it gives up (exit 5)")
     embed_batch: int = 64
     min_tokens: int = 100
     max_tokens: int = 1100

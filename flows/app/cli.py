@@ -5,7 +5,8 @@ the summary, not in the code); 1 files failed in this run (the rest were indexed
 ``Failed`` in Prefect too), or the embedder's endpoint failed a search; 2 usage error (bad arguments,
 missing paths, unknown names, no such database or knowledge base); 3 no Prefect server could be
 started (nothing was run); 4 internal error (a crash: out of memory, a failed write, a bug — one line,
-the traceback with ``SEAMS_DEBUG=1``); 130 interrupted.
+the traceback with ``SEAMS_DEBUG=1``); 5 another ingest of the knowledge base kept it longer than
+``SEAMS_LOCK_WAIT_S`` (nothing was changed); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flows.environment import apply_defaults
-from flows.errors import EmbedderError, UsageError
+from flows.errors import EmbedderError, KnowledgeBaseBusy, UsageError
 
 if TYPE_CHECKING:
     from flows.settings import Settings
 
-EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERNAL, EXIT_BUSY = 0, 1, 2, 3, 4, 5
 #: Commands that run a flow in this process (and so need a Prefect API).
 FLOW_COMMANDS = ("ingest", "evaluate")
 
@@ -79,7 +80,7 @@ ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_group_vect
                                "embed_retries",
                                "passage_tokens", "max_file_mb", "max_text_chars", "file_timeout_s", "batch_files",
                                "ocr", "ocr_command", "ocr_languages", "ocr_second_languages", "ocr_dpi", "ocr_psm",
-                               "ocr_max_pages", "ocr_min_confidence"})
+                               "ocr_max_pages", "ocr_min_confidence", "lock_wait_s"})
 
 
 def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:
@@ -325,6 +326,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"seams: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KnowledgeBaseBusy as exc:
+        print(f"seams: error: {exc}", file=sys.stderr)
+        return EXIT_BUSY
     except EmbedderError as exc:  # a search or evaluation whose embedder failed (an ingest fails its files)
         print(f"seams: error: the embedder failed: {exc}", file=sys.stderr)
         return EXIT_SOME_FAILED

@@ -36,7 +36,8 @@ from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from flows.embed import embed_cached, embedder_for, text_hash
-from flows.errors import EmbedderError, UsageError
+from flows.errors import EmbedderError, KnowledgeBaseBusy, UsageError
+from flows.index.lock import ingest_lock
 from flows.index.store import Store, now
 from flows.index.upgrade import upgrade
 from flows.ingest.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embedded_texts
@@ -251,7 +252,13 @@ forget_task = task(forget_files, name="forget-deleted", cache_policy=NO_CACHE, r
 
 
 def run_ingest(paths: Sequence[str], settings: Settings, steps: Steps = Steps()) -> IngestReport:
-    """Sync the files under ``paths`` into the knowledge base; only what changed is cut again."""
+    """Sync the files under ``paths`` into the knowledge base; only what changed is cut again. One
+    ingest of a knowledge base at a time: another one waits (:mod:`flows.index.lock`)."""
+    with ingest_lock(settings.db, settings.kb, settings.lock_wait_s, note=log.warning):
+        return _sync(paths, settings, steps)
+
+
+def _sync(paths: Sequence[str], settings: Settings, steps: Steps) -> IngestReport:
     started = time.perf_counter()
     store = Store(settings.db, settings.kb)
     upgrade(store)  # a chunks table of an older layout: columns added in place, or re-created
@@ -585,6 +592,12 @@ def run_flow(paths: list[str], settings: Settings):
         with kb_slot(settings.kb), progress.listening(file_logger(server_log)), \
                 ocr_pages.listening(page_logger(server_log)):
             report = run_ingest(paths, settings, steps)
+    except KnowledgeBaseBusy as exc:
+        # Nothing was done: one line in the run's log, not the traceback Prefect logs for an error
+        from prefect.states import Failed
+
+        get_run_logger().error("%s", exc)
+        return Failed(message=str(exc), data=exc)
     finally:
         # The parser workers go with the run: a served run's process would otherwise keep them
         # (and itself) alive waiting for them at exit, and idle workers hold memory between runs.
