@@ -79,7 +79,9 @@ def test_an_ingest_waits_for_the_lock_and_says_who_holds_it(tmp_path, caplog):
             assert not done.is_set(), "the ingest ran while another held the knowledge base"
         waiting.join(60)
     assert done.is_set()
-    assert any("is writing knowledge base 'default'; waiting" in r.getMessage() for r in caplog.records)
+    said = [r.getMessage() for r in caplog.records]
+    assert any("is writing knowledge base 'default'; waiting" in m for m in said)
+    assert any("finished after" in m and "indexing what is still to do" in m for m in said)
     assert len(_rows(tmp_path)[1]) == 2
 
 
@@ -104,6 +106,7 @@ def test_an_ingest_that_waited_too_long_changes_nothing_and_names_the_holder(tmp
         holder.wait()
     assert result.returncode == 5, (result.returncode, result.stderr)
     assert f"process {holder.pid}" in result.stderr and "SEAMS_LOCK_WAIT_S" in result.stderr
+    assert result.stderr.count("Run again when it has finished") == 1, "said once, by the command"
     assert "Traceback" not in result.stderr
     assert Store(str(db), "default").chunks_table() is None  # nothing was written
 

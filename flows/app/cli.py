@@ -190,7 +190,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ingest = sub.add_parser("ingest", help="index folders/files into a knowledge base (incremental)",
-                            description="Index folders of mixed files. Re-running only re-indexes what changed.")
+                            description="Index folders of mixed files. Re-running only re-indexes what changed. "
+                            "One ingest of a knowledge base at a time: another one waits for it (up to "
+                            "SEAMS_LOCK_WAIT_S seconds, default 3600), then indexes what is still to do.",
+                            epilog="exit codes: 0 every file indexed; 1 files failed in this run (the rest were "
+                            "indexed); 2 usage error; 3 no Prefect server could be started; 4 internal error; "
+                            "5 another ingest kept the knowledge base longer than SEAMS_LOCK_WAIT_S (nothing "
+                            "changed); 130 interrupted")
     ingest.add_argument("paths", nargs="+", help="folders or files to index")
     _common(ingest)
     _cutting(ingest)

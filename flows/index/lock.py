@@ -9,7 +9,9 @@ and finds the files indexed.
 
 The lock is ``flock`` on ``.seams-ingest-KB.lock`` in the database folder: the kernel releases it
 when its holder exits, killed or not, so a crashed run never leaves a stale lock. The file names the
-holder (process, host, start) for the message of an ingest that waits. A database on object storage
+holder (process, host, start) for the message of an ingest that waits; a holder killed with
+``kill -9`` leaves its details in the file, but only the kernel's lock counts, and the next ingest
+takes it at once. A database on object storage
 (``s3://…``) has no such file; there ``seams serve`` serialises the ingests of each knowledge base
 with Prefect's concurrency slot (:func:`flows.ingest.flow.kb_slot`), and two one-off ingests of the
 same folder into one knowledge base must not overlap.
@@ -86,6 +88,9 @@ def ingest_lock(db: str, kb: str, wait_s: float, note: Callable[[str], None] | N
                          f"({so_far}up to {wait_s:g} s, SEAMS_LOCK_WAIT_S)")
                     noted = waited
                 time.sleep(poll_s)
+        if noted is not None and note is not None:
+            note(f"the other ingest of knowledge base {kb!r} finished after {time.monotonic() - started:.0f} s; "
+                 "indexing what is still to do")
         handle.seek(0)
         handle.truncate()
         handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),

@@ -596,7 +596,7 @@ def run_flow(paths: list[str], settings: Settings):
         # Nothing was done: one line in the run's log, not the traceback Prefect logs for an error
         from prefect.states import Failed
 
-        get_run_logger().error("%s", exc)
+        server_log.error("%s", exc)  # the command prints it to the terminal itself
         return Failed(message=str(exc), data=exc)
     finally:
         # The parser workers go with the run: a served run's process would otherwise keep them
