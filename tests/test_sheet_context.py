@@ -172,3 +172,29 @@ def test_numbers_read_as_the_sheet_shows_them(tmp_path: Path) -> None:
     doc = parse(make_xlsx(tmp_path / "금액.xlsx", {"금액": rows}, number_formats={"금액": formats}))
     lines = doc.blocks[0].text.split("\n")[1:]
     assert [line.split(" | ")[1] for line in lines] == list(shown.values())
+
+
+def test_the_passages_of_a_row_group_are_cut_from_its_rows_not_its_repeated_header(tmp_path: Path) -> None:
+    """Every row group of a tall sheet repeats the header rows; its passages that held only header
+    text were the same vector in every chunk, so a question naming the columns found all of them tied.
+    The passages now come from the rows; the whole chunk's text (its first embedded text) keeps the
+    header."""
+    from flows.ingest.pipeline import embedded_texts
+
+    header = ["도서관명", "시도명", "시군구명", "도서관유형", "휴관일", "평일운영시작시각", "평일운영종료시각",
+              "토요일운영시작시각", "토요일운영종료시각", "열람좌석수", "자료수(도서)", "소재지도로명주소", "운영기관명",
+              "도서관전화번호"]
+    rows = [header] + [[f"작은도서관{n:03d}", "서울특별시", "은평구", "작은도서관", "일요일,법정공휴일", "10:00", "18:00",
+                        "10:00", "17:00", str(20 + n), str(5000 + n), f"서울특별시 은평구 진관{n}로 {n}",
+                        f"은평구 도서관재단 {n}지부", f"02-351-{1000 + n}"] for n in range(60)]
+    doc = parse(make_xlsx(tmp_path / "도서관.xlsx", {"도서관": rows}))
+    _, chunks = cut_document(doc, CutConfig(Budget(min_tokens=20, max_tokens=300, merge_ceiling=320)), "도서관.xlsx")
+    repeated = [chunk for chunk in chunks if chunk.header]
+    assert len(repeated) > 3, "the sheet is cut into row groups that repeat the header"
+    for chunk in repeated:
+        for label_rows in (False, True):
+            whole, *parts = embedded_texts(chunk, False, True, 64, label_rows)
+            assert whole.startswith("도서관명 시도명 시군구명"), "the whole chunk keeps the header"
+            assert parts, "a chunk over one passage has passages"
+            assert not any(part.startswith("도서관명 시도명") for part in parts), parts[0]
+            assert all("평일운영시작시각 평일운영종료시각" not in part for part in parts), "no header text in a passage"

@@ -44,6 +44,7 @@ from splitters import (
 )
 from splitters.adaptive import explain
 from splitters.chunk import HEADING_SEPARATOR, cl100k_floor, counts_cl100k, passages
+from splitters.labels import join_spaced
 
 log = logging.getLogger(__name__)
 
@@ -266,9 +267,35 @@ def embedded_texts(chunk: Chunk, with_heading_path: bool, plain_cells: bool, pas
                    label_rows: bool = False) -> list[str]:
     """Every text embedded for one chunk: its whole :func:`embed_text` first, then its passages
     (:func:`passages`). The chunk's ``vector`` is the first one's; vector search ranks the chunk by
-    the best of them all (the ``passages`` column)."""
+    the best of them all (the ``passages`` column).
+
+    The passages of a chunk that repeats its table's header rows (:attr:`Chunk.header`: a tall
+    sheet's row groups) are cut from its rows alone; the whole chunk's vector keeps the header. Why:
+    the header is the same in every chunk of the table, so the passages over it were near-copies in
+    every chunk — embedding work for nothing new, and vectors that matched a question naming the
+    columns in every chunk alike. Measured with the default embedder (hit@5 in vector search; full
+    text and hybrid unchanged on every set): the table set 64.7 → 67.6 %, the development set 77.4 →
+    78.0, the third set 81.6 → 82.8, the held-out set 67.6 → 66.7 (one row lost); the texts embedded
+    fell by 37 % on the table set and 25 % on the development set (its two tall sheets alone: 22,474
+    → 15,236, and their 9 questions 2 → 1 in the top 5)."""
     whole = embed_text(chunk, with_heading_path, plain_cells, label_rows)
-    return [whole, *passages(whole, passage_tokens)]
+    body = _without_header(chunk)
+    return [whole, *passages(whole if body is chunk else embed_text(body, with_heading_path, plain_cells, label_rows),
+                             passage_tokens)]
+
+
+def _without_header(chunk: Chunk) -> Chunk:
+    """``chunk`` without the table header rows repeated before its text (and before its labelled
+    rows, :func:`index_text`); ``chunk`` itself when it repeats none."""
+    if not chunk.header or not chunk.text.startswith(chunk.header):
+        return chunk
+    index = chunk.index_text
+    if index:
+        prefix = join_spaced(chunk.header)
+        if not index.startswith(prefix):
+            return chunk
+        index = index[len(prefix):]
+    return replace(chunk, text=chunk.text[len(chunk.header):], header="", index_text=index)
 
 
 
