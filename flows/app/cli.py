@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from flows.settings import Settings
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INTERNAL, EXIT_BUSY = 0, 1, 2, 3, 4, 5
+#: The exit codes as this module's docstring gives them, for ``seams ingest --help``.
+_EXIT_CODES = " ".join((__doc__ or "\n\n").split("\n\n")[1].split()).replace("``", "")  # none under -OO
 #: Commands that run a flow in this process (and so need a Prefect API).
 FLOW_COMMANDS = ("ingest", "evaluate")
 
@@ -193,10 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
                             description="Index folders of mixed files. Re-running only re-indexes what changed. "
                             "One ingest of a knowledge base at a time: another one waits for it (up to "
                             "SEAMS_LOCK_WAIT_S seconds, default 3600), then indexes what is still to do.",
-                            epilog="exit codes: 0 every file indexed; 1 files failed in this run (the rest were "
-                            "indexed); 2 usage error; 3 no Prefect server could be started; 4 internal error; "
-                            "5 another ingest kept the knowledge base longer than SEAMS_LOCK_WAIT_S (nothing "
-                            "changed); 130 interrupted")
+                            epilog=_EXIT_CODES)
     ingest.add_argument("paths", nargs="+", help="folders or files to index")
     _common(ingest)
     _cutting(ingest)

@@ -280,8 +280,8 @@ def embedded_texts(chunk: Chunk, with_heading_path: bool, plain_cells: bool, pas
     → 15,236, and their 9 questions 2 → 1 in the top 5)."""
     whole = embed_text(chunk, with_heading_path, plain_cells, label_rows)
     body = _without_header(chunk)
-    return [whole, *passages(whole if body is chunk else embed_text(body, with_heading_path, plain_cells, label_rows),
-                             passage_tokens)]
+    rows = whole if body is chunk else embed_text(body, with_heading_path, plain_cells, label_rows)
+    return [whole, *passages(rows, passage_tokens)]
 
 
 def _without_header(chunk: Chunk) -> Chunk:
@@ -296,8 +296,6 @@ def _without_header(chunk: Chunk) -> Chunk:
             return chunk
         index = index[len(prefix):]
     return replace(chunk, text=chunk.text[len(chunk.header):], header="", index_text=index)
-
-
 
 
 def scan_root(root: str | Path) -> RootWalk:
