@@ -64,10 +64,16 @@ def _width(table: Table, index: int) -> int:
 
 
 def column_groups(text: str, table: Table, index: int, row_start: int, count: TokenCounter, limit: int,
-                  cut: Cutter, key: bool) -> list[tuple[int, int, str]]:
+                  cut: Cutter, key: bool, opening: int = -1) -> list[tuple[int, int, str]]:
     """Row ``index`` of ``table`` (whose text starts at ``row_start``) as runs of cells, each
-    ``(start, end, prefix)`` with ``count(prefix + text[start:end]) <= limit`` (but a prefix over half
-    the limit is left out, and a single piece may be over by the cutter's junction slack)."""
+    ``(start, end, prefix)`` with ``count(prefix + text[start:end]) <= limit`` (but a single column's
+    prefix over half the limit is left out, and a single piece may be over by the cutter's junction
+    slack).
+
+    ``opening``: where the table's header rows start, when they are to open the row's first run
+    (a header is not left without a value under it): the first run is then the longest run of whole
+    cells (or cell pieces) from there that fits the limit, as ``(opening, end, "")`` — or, when not
+    even the first cell fits after the header rows, the runs are made as without it."""
     rows = table.rows
     cells = rows[index]
     # Read once: a sheet's rows are packed text, and each read of a row cuts its line into cells again.
@@ -76,7 +82,7 @@ def column_groups(text: str, table: Table, index: int, row_start: int, count: To
     key = key and data
     spans = cell_spans(table, index, row_start)
 
-    def prefix(first: int, last: int, start: int) -> str:
+    def prefix(first: int, last: int, start: int, end: int = -1) -> str:
         if not data:
             return ""
         at_row_start = start == row_start
@@ -91,7 +97,11 @@ def column_groups(text: str, table: Table, index: int, row_start: int, count: To
         own = "".join(line + "\n" for line in lines)
         if key and not at_row_start:
             own += cells[0] + (" " if after_bar else CELL_SEPARATOR)
-        return own if first != last or count(own) <= limit // 2 else ""
+        # A single column's header cells over half the limit would leave its cut pieces a few tokens
+        # each: they are left out, unless the run they head fits the limit with them.
+        if first == last and count(own) > limit // 2 and (end < 0 or count(own + text[start:end]) > limit):
+            return ""
+        return own
 
     labels = [sum(count(CELL_SEPARATOR + header[column]) for header in headers) if data else 0
               for column in range(len(spans))]
@@ -127,6 +137,11 @@ def column_groups(text: str, table: Table, index: int, row_start: int, count: To
     target = min(limit, -(-(body + runs * per_run) // runs) + _SLACK)
     groups = []
     first = 0
+    if opening >= 0:
+        while first < len(atoms) and count(text[opening:atoms[first][2]]) <= limit:
+            first += 1
+        if first:
+            groups.append((opening, atoms[first - 1][2], ""))
     while first < len(atoms):
         column, start, _ = atoms[first]
         estimate = count(prefix(column, column, start)) + sizes[first]
@@ -146,7 +161,8 @@ def column_groups(text: str, table: Table, index: int, row_start: int, count: To
                 else:
                     high = middle - 1
             stop = low
-        groups.append((start, atoms[stop - 1][2], prefix(column, atoms[stop - 1][0], start)))
+        end = atoms[stop - 1][2]
+        groups.append((start, end, prefix(column, atoms[stop - 1][0], start, end)))
         first = stop
     return groups
 

@@ -196,7 +196,9 @@ def glue_segments(text: str, segments: list[Segment], count: TokenCounter, limit
                 continue
             # Last resort: the headers nearly fill the limit by themselves. Cut at a word, never right
             # after a header: inside the headers when what follows is whole table rows, else anywhere.
-            keep = _fitting_tail(text, current, following, count, limit, glue) if following.whole else None
+            # (rows that cannot be cut may take the headers' tail up to the ceiling, as above)
+            keep = _fitting_tail(text, current, following, count, max(limit, ceiling), glue, solid) \
+                if following.whole else None
             if keep is not None:
                 out.extend(_pack_words(text, current.start, stripped_end(text, Segment(current.start, keep)),
                                        current.header, count, limit, glue, solid))
@@ -210,12 +212,13 @@ def glue_segments(text: str, segments: list[Segment], count: TokenCounter, limit
 
 
 def _fitting_tail(text: str, current: Segment, following: Segment, count: TokenCounter, limit: int,
-                  glue: Mapping[int, int]) -> int | None:
+                  glue: Mapping[int, int], solid: Sequence[tuple[int, int]] = ()) -> int | None:
     """The earliest word of ``current`` from which ``current`` and ``following`` fit in ``limit``,
-    such that what is left before it does not end with a whole header line."""
+    such that what is left before it does not end with a whole header line, nor is it inside a
+    ``solid`` span (furniture: ``- 2 -`` is not cut after its first dash)."""
     words = [current.start + m.start() for m in re.finditer(r"\S+", text[current.start:current.end])]
     for start in words[1:]:
-        if stripped_end(text, Segment(current.start, start)) in glue:
+        if stripped_end(text, Segment(current.start, start)) in glue or any(a < start < b for a, b in solid):
             continue
         if count(text[start:following.end]) <= limit:
             return start

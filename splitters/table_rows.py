@@ -9,7 +9,6 @@ repeats the group's value after the header rows (:class:`GroupColumns`).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 from parsers.model import CELL_SEPARATOR, PackedRows, Table
@@ -40,7 +39,8 @@ def row_segments(text: str, table: Table, block_start: int, start: int, end: int
     rows = spans = row_spans(table, block_start)
     head = min(table.header_rows + 1, len(spans))
     opening = 0  # the last row of the first segment
-    if head and count(text[spans[0][0]:spans[head - 1][1]]) <= limit:
+    # (a span that ends inside the first data row — at a column group's end — holds only that part)
+    if head and count(text[spans[0][0]:min(spans[head - 1][1], max(end, spans[0][0]))]) <= limit:
         spans, opening = [(spans[0][0], spans[head - 1][1], 0), *spans[head:]], head - 1
     elif 0 < table.header_rows <= len(spans):
         spans, opening = [(spans[0][0], spans[table.header_rows - 1][1], 0), *spans[table.header_rows:]], \
@@ -63,10 +63,15 @@ def row_segments(text: str, table: Table, block_start: int, start: int, end: int
         if wide and (rs, re_) == (row_start, row_end) and count(text[rs:re_]) > max(room, 1):
             data = row_index >= table.header_rows
             for index in [row_index] if data else range(table.header_rows):  # header rows one by one
+                # Header rows alone before the row open its first run: a header is not left without
+                # a value under it.
+                opening = segments[-1].start if data and segments and not segments[-1].sealed \
+                    and segments[-1].start == rows[0][0] and segments[-1].end == rows[table.header_rows - 1][1] else -1
                 groups_of_row = [Segment(s, e, prefix, whole=True, sealed=data) for s, e, prefix
-                                 in column_groups(text, table, index, rows[index][0], count, limit, cut, key)]
-                if data and segments and not segments[-1].sealed and segments[-1].start == rows[0][0]:
-                    groups_of_row = _open_with_header(text, segments.pop(), groups_of_row, count, limit, cut)
+                                 in column_groups(text, table, index, rows[index][0], count, limit, cut, key, opening)]
+                if opening >= 0 and groups_of_row[0].start == opening:  # opens the table as a row would:
+                    segments.pop()  # not sealed, so the headers before the table glue to it
+                    groups_of_row[0] = replace(groups_of_row[0], sealed=False)
                 segments.extend(groups_of_row)
             label_end = -1
             continue
@@ -175,26 +180,6 @@ def _is_group_label(table: Table, index: int) -> bool:
         return False
     cells = table.rows[index]
     return len(cells) > 1 and len({cell for cell in cells if cell}) == 1
-
-
-def _open_with_header(text: str, head: Segment, groups: list[Segment], count: TokenCounter, limit: int,
-                      cut: Callable[[int, int, int], list[tuple[int, int]]]) -> list[Segment]:
-    """A wide table's header rows glued to the opening cells of its first data row, when that row is
-    cut into column groups: header rows alone make a chunk no question about a value can use. The
-    row's first group is cut again where the header leaves it too little room; header rows that
-    leave no room for a word of the row stay on their own."""
-    first = groups[0]
-    if count(text[head.start:first.end]) <= limit:
-        return [replace(first, start=head.start, header=""), *groups[1:]]
-    room = limit - count(text[head.start:head.end] + "\n")
-    if room <= 0:
-        return [head, *groups]
-    pieces = cut(first.start, first.end, room)
-    opening_end = pieces[0][1]
-    if count(text[head.start:opening_end]) > limit:
-        return [head, *groups]
-    rest = [Segment(s, e, first.header, whole=True, sealed=True) for s, e in pieces[1:]]
-    return [replace(first, start=head.start, end=opening_end, header=""), *rest, *groups[1:]]
 
 
 def row_spans(table: Table, block_start: int) -> list[tuple[int, int, int]]:

@@ -18,8 +18,10 @@
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -133,11 +135,41 @@ def _wide_header_table() -> Document:
     return Document("generated.pdf", "pdf", (block,), Properties(pages=(PageInfo(1, 595, 842, 100),)))
 
 
+def _saved_counterexamples() -> list[Document]:
+    """Documents Hypothesis found breaking an invariant when it drew new examples
+    (``SEAMS_HYPOTHESIS=explore``, issue #33), kept in ``fixtures/splitter_counterexamples.json`` with
+    what each broke: every run checks them, whatever the profile draws."""
+    saved = json.loads((Path(__file__).parent / "fixtures" / "splitter_counterexamples.json").read_text("utf-8"))
+    docs = []
+    for case in saved:
+        blocks = []
+        for item in case["blocks"]:
+            loc = Locator(page=item["page"])
+            if "rows" in item:
+                table = Table(tuple(tuple(row) for row in item["rows"]), header_rows=item["header_rows"])
+                blocks.append(Block("table", table.render(), loc, table=table))
+            else:
+                blocks.append(Block(item["kind"], item["text"], loc, level=item.get("level", 0)))
+        infos = tuple(PageInfo(page, 595, 842, 100) for page in range(1, case["pages"] + 1))
+        docs.append(Document("generated.pdf", "pdf", tuple(blocks), Properties(pages=infos)))
+    return docs
+
+
+@pytest.mark.parametrize("strategy", ALL)
+@pytest.mark.parametrize("case", range(len(_saved_counterexamples())))
+def test_invariants_hold_on_the_saved_counterexamples(strategy, case, counter):
+    assert_invariants(strategy, _saved_counterexamples()[case], counter)
+
+
 @pytest.mark.parametrize("strategy", ALL)
 @examples
 @given(doc=documents())
 @example(doc=_wide_header_table())
 def test_invariants(strategy, doc, counter):
+    assert_invariants(strategy, doc, counter)
+
+
+def assert_invariants(strategy: str, doc: Document, counter) -> None:
     chunks = split_document(doc, strategy, counter, small_budget)
     assert chunks, "a document with text gives at least one chunk"
     for chunk in chunks:
