@@ -18,17 +18,11 @@ from splitters.pieces import make_chunk
 def split_sheets(doc: Document, count: TokenCounter, budget: Budget) -> list[Chunk]:
     outline = Outline.build(doc)
     units: list[Chunk] = []
-    furniture = -1  # where the furniture just before this block starts: it goes with what follows it
-    for index, (block, (start, end)) in enumerate(zip(doc.blocks, doc.spans, strict=True)):
-        if not doc.text[start:end].strip():
+    for block, (start, end) in zip(doc.blocks, doc.spans, strict=True):
+        text = doc.text[start:end]
+        if not text.strip():
             continue
         group = block.locator.sheet or ""
-        if block.kind == "furniture" and index + 1 < len(doc.blocks) \
-                and (doc.blocks[index + 1].locator.sheet or "") == group:
-            furniture = start if furniture < 0 else furniture
-            continue
-        start, furniture = (furniture if furniture >= 0 else start), -1
-        text = doc.text[start:end]
         if block.table is not None and counts_cl100k(count) and cl100k_floor(text) > budget.max_tokens:
             # Over the max whatever its exact count (a tall sheet): cut into rows without tokenising
             # the whole table first. Its pieces are what split_chunk makes of it.
