@@ -3,6 +3,7 @@ what a search shows."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from test_sync import settings, write
@@ -146,3 +147,26 @@ def test_inspect_shows_what_is_embedded(tmp_path, capsys, monkeypatch):
     assert "20150101 | 강남구 |" in shown and "측정소명 강남구" not in shown
     assert main(["inspect", str(path), "--chunk", "0", "--embedded"]) == 0
     assert "측정일시 20150101 · 측정소명 강남구 ·" in capsys.readouterr().out
+
+
+def test_inspect_shows_the_passages_embedded_beside_a_chunk(tmp_path, capsys, monkeypatch):
+    """``--embedded`` also shows the passages vector search ranks a chunk by: counted in the listing,
+    in full for one chunk and in JSON — cut from a row group's rows, not from its repeated header."""
+    from flows.app.cli import main
+
+    monkeypatch.setenv("SEAMS_PASSAGE_TOKENS", "64")
+    path = air_csv(tmp_path / "air.csv", days=40)
+    assert main(["inspect", str(path), "--embedded"]) == 0
+    listing = capsys.readouterr().out
+    assert "passage(s) of 64 tokens, embedded beside it" in listing
+    assert main(["inspect", str(path), "--chunk", "1", "--embedded"]) == 0
+    one = capsys.readouterr().out
+    assert "passage 0\n" in one and "passage 1\n" in one
+    assert main(["inspect", str(path), "--chunk", "1", "--embedded", "--json"]) == 0
+    (chunk,) = json.loads(capsys.readouterr().out)["chunks"]
+    assert chunk["header"].startswith("측정일시 | 측정소명")  # the row group repeats the header row
+    assert chunk["embedded"].startswith("측정일시 측정소명")  # and so does its whole embedded text
+    assert len(chunk["passages"]) > 2
+    assert not any("측정소명" in part for part in chunk["passages"])  # its passages are cut from its rows
+    assert main(["inspect", str(path), "--chunk", "1", "--json"]) == 0
+    assert "passages" not in json.loads(capsys.readouterr().out)["chunks"][0]

@@ -211,7 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--chunk", type=int, metavar="N", help="print chunk N in full (negative counts from the end)")
     inspect.add_argument("--json", action="store_true", help="print the decision and chunks as JSON")
     inspect.add_argument("--embedded", action="store_true", help="show each chunk as it is embedded (table rows "
-                         "with their columns' labels, SEAMS_LABEL_ROWS) rather than as a search shows it")
+                         "with their columns' labels, SEAMS_LABEL_ROWS) rather than as a search shows it, and "
+                         "the passages embedded beside it (SEAMS_PASSAGE_TOKENS)")
     inspect.set_defaults(run=cmd_inspect)
 
     search = sub.add_parser(

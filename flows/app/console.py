@@ -128,7 +128,9 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     footers and page numbers set aside, with their pages), decision, chunks (each chunk's fields but
     its merge group; ``index_text`` is its table rows with their columns' labels). With ``chunk``,
     ``chunks`` holds that chunk alone and ``chunk`` its ordinal. With ``embedded``, each chunk is
-    shown as the embedder reads it (:func:`flows.ingest.pipeline.embed_text`).
+    shown as the embedder reads it (:func:`flows.ingest.pipeline.embed_text`), then the passages
+    embedded beside it (:func:`flows.ingest.pipeline.embedded_texts`: counted, and printed in full
+    with ``full`` or ``chunk``); JSON adds each chunk's ``embedded`` text and ``passages``.
     Returns 0, 1 when the file cannot be read, 2 for a chunk ordinal out of range.
     """
     from flows.ingest.pipeline import CutConfig, check_text_size, cut_document
@@ -163,6 +165,10 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
             "decision": asdict(decision),
             "chunks": [{k: v for k, v in asdict(chunks[i]).items() if k != "group"} for i in selected],
         }
+        if embedded:
+            for shown, i in zip(data["chunks"], selected, strict=True):
+                whole, *parts = _embedded(chunks[i], settings)
+                shown.update(embedded=whole, passages=parts)
         if chunk is not None:
             data["chunk"] = selected[0]
         print(json.dumps(data, ensure_ascii=False, indent=2))
@@ -237,16 +243,28 @@ def _inspect_sizes(chunks: list, settings: Settings, strategy: str = "") -> str:
 def _inspect_chunk(out: Console, ordinal: int, chunk, full: bool, embedded: Settings | None = None) -> None:
     """One chunk: its title line, then its text — or, given the settings as ``embedded``, the text
     embedded for it."""
-    from flows.ingest.pipeline import embed_text
-
     path_text = HEADING_SEPARATOR.join(chunk.heading_path)
     title = f"#{ordinal} · {chunk.tokens} tokens · {locator_text(chunk)}" + (f" · {path_text}" if path_text else "")
     out.rule(escape(title))
     if chunk.header:
         out.print(f"[dim](the first {chunk.header.count(chr(10))} line(s) repeat the table's header rows)[/]")
-    text = chunk.text if embedded is None else embed_text(chunk, embedded.embed_heading_path, embedded.embed_plain_cells,
-                                                          embedded.label_rows != "off")
+    text, *parts = [chunk.text] if embedded is None else _embedded(chunk, embedded)
     out.print(text if full else _preview(text), markup=False)
+    if not parts:
+        return
+    out.print(f"[dim]… and {len(parts)} passage(s) of {embedded.passage_tokens} tokens, embedded beside it (vector "
+              f"search ranks the chunk by the best of them and the whole){':' if full else ''}[/]")
+    for number, part in enumerate(parts if full else []):
+        out.print(f"[dim]passage {number}[/]")
+        out.print(part, markup=False)
+
+
+def _embedded(chunk, settings: Settings) -> list[str]:
+    """What is embedded for a chunk: its whole text as the embedder reads it, then its passages."""
+    from flows.ingest.pipeline import embedded_texts
+
+    return embedded_texts(chunk, settings.embed_heading_path, settings.embed_plain_cells, settings.passage_tokens,
+                          settings.label_rows != "off")
 
 
 def locator_text(chunk) -> str:
