@@ -172,6 +172,35 @@ def test_two_writers_at_once_and_a_kill_leave_what_a_local_ingest_leaves(prefect
     assert_same_kb(db, local)
 
 
+def test_two_ingests_of_the_same_folder_at_once_write_each_chunk_once(prefect_harness, s3, tmp_path):
+    """A cron run and a manual run of one folder overlap on object storage, where no file lock
+    serialises them (a local database has one: tests/test_ingest_lock.py). Both plan every file as
+    new; appended, each file's chunks and manifest row were there twice, and every later run saw the
+    files unchanged. On object storage a batch is merged on its keys, so the second commit replaces
+    what the first wrote."""
+    from prefect.settings import PREFECT_API_URL
+
+    a = tmp_path / "A"
+    for i in range(18):
+        write(a / f"a{i:02d}.md", _text("A", i))
+    db = f"s3+ddb://{s3.bucket()}/kb?ddbTableName={s3.commit_table()}"
+    env = dict(os.environ, **s3.env, PREFECT_API_URL=PREFECT_API_URL.value(), SEAMS_BATCH_FILES=str(BATCH))
+    log = tmp_path / "runs.log"
+    runs = [_start(a, db, env, log), _start(a, db, env, log)]
+    try:
+        for run in runs:
+            assert run.wait(180) == 0, log.read_text(errors="replace")[-3000:]
+    finally:
+        for run in runs:
+            if run.poll() is None:
+                os.killpg(run.pid, signal.SIGKILL)
+    local = str(tmp_path / "local")
+    ingest_flow([str(a)], settings(local))
+    assert_same_kb(db, local)
+    again = report_of(ingest_flow([str(a)], settings(db), return_state=True))
+    assert again.counts()["unchanged"] == 18
+
+
 def test_two_writers_syncing_the_same_passages_at_once_leave_them_once(s3, tmp_path):
     """Two ingests into one KB both bring the passages in line at their end. Deleted and then added
     by each (the sync before), a file's passages were there twice, and no later sync saw it; two

@@ -13,8 +13,10 @@ holder (process, host, start) for the message of an ingest that waits; a holder 
 ``kill -9`` leaves its details in the file, but only the kernel's lock counts, and the next ingest
 takes it at once. A database on object storage
 (``s3://…``) has no such file; there ``seams serve`` serialises the ingests of each knowledge base
-with Prefect's concurrency slot (:func:`flows.ingest.flow.kb_slot`), and two one-off ingests of the
-same folder into one knowledge base must not overlap.
+with Prefect's concurrency slot (:func:`flows.ingest.flow.kb_slot`); two one-off ingests of the same
+folder that overlap there both cut and embed every file, but their writes are merges on the rows'
+keys (chunk id, manifest path) rather than appends, so the second commit replaces what the first
+wrote and each chunk is there once.
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ hash and holds no document rows, so all KBs share it.
 Writes: a batch of files' chunks replaces those files' old chunks in one ``merge_insert`` commit
 (keyed on chunk id, deleting the files' rows that are not in the new set), so a reader sees each
 file either as it was or as it is now. A batch of files the knowledge base has never held — no
-manifest row and no chunk row (:meth:`Store.sources`) — is appended with one ``add`` instead: a
+manifest row and no chunk row (:meth:`Store.sources`) — is appended with one ``add`` instead, in a
+local database, where the ingest lock (:mod:`flows.index.lock`) keeps another ingest from writing
+the same files meanwhile (on object storage, with no lock, batches are always merged): a
 ``merge_insert`` joins the batch against the whole table, so its cost grew with the table (82 →
 276 ms a batch of 256 files over the first 100,000 rows, and +230 MB), where ``add`` stays flat
 (about 25 ms). The manifest row of a file is written after its chunks: if a run dies in between,

@@ -37,7 +37,7 @@ from prefect.utilities.annotations import quote
 
 from flows.embed import embed_cached, embedder_for, text_hash
 from flows.errors import EmbedderError, KnowledgeBaseBusy, UsageError
-from flows.index.lock import ingest_lock
+from flows.index.lock import ingest_lock, lock_path
 from flows.index.store import Store, now
 from flows.index.upgrade import upgrade
 from flows.ingest.pipeline import KEEP_OLD_CHUNKS, CutConfig, FileRef, Outcome, embedded_texts
@@ -404,7 +404,9 @@ def _embed_and_write(group: list[Outcome], settings: Settings, store: Store, ste
     vectors, fresh, reused = result
     rows, replaced, entries = _batch_rows(group, manifest, settings, fingerprint, vectors, dim)
     del vectors  # the rows hold the vectors they use
-    new = not any(outcome.ref.path in held for outcome in group)
+    # Appended only under the ingest lock: with none (object storage), another ingest of the same files
+    # may have planned them as new too, and a merge on the keys makes its commit and this one the same.
+    new = lock_path(settings.db, settings.kb) is not None and not any(outcome.ref.path in held for outcome in group)
     with _timed(report, "write"):
         written, deleted = steps.write(store, rows, replaced, dim, new)
         del rows
