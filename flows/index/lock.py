@@ -15,8 +15,8 @@ takes it at once. A database on object storage
 (``s3://…``) has no such file; there ``seams serve`` serialises the ingests of each knowledge base
 with Prefect's concurrency slot (:func:`flows.ingest.flow.kb_slot`); two one-off ingests of the same
 folder that overlap there both cut and embed every file, but their writes are merges on the rows'
-keys (chunk id, manifest path) rather than appends, so the second commit replaces what the first
-wrote and each chunk is there once.
+keys (chunk id, manifest path: the tables' declared primary keys, :data:`flows.index.schema.PRIMARY_KEY`)
+rather than appends, so the second commit replaces what the first wrote and each chunk is there once.
 """
 
 from __future__ import annotations

@@ -71,6 +71,7 @@ from flows.index.schema import (
     MANIFEST,
     MANIFEST_SCHEMA,
     PASSAGES,
+    PRIMARY_KEY,
     WRITE_BATCH_ROWS,
     chunk_schema,
     chunk_table,
@@ -127,9 +128,13 @@ class Store:
         return open_table(self.db, name)
 
     def chunks_table(self, dim: int | None = None):
+        """This knowledge base's chunks table (None if it has none); ``dim``: to write to, created if
+        missing."""
         table = self.open_table(self.table_name(CHUNKS))
         if table is None and dim is not None:
             table = self.db.create_table(self.table_name(CHUNKS), schema=chunk_schema(dim), exist_ok=True)
+        elif table is not None and dim is not None:
+            _declare_key(table, "chunk_id")
         return table
 
     @property
@@ -145,9 +150,13 @@ class Store:
                 self.db.drop_table(self.table_name(name))
 
     def manifest_table(self, create: bool = False):
+        """This knowledge base's manifest table (None if it has none); ``create``: to write to, created
+        if missing."""
         table = self.open_table(self.table_name(MANIFEST))
         if table is None and create:
             table = self.db.create_table(self.table_name(MANIFEST), schema=MANIFEST_SCHEMA, exist_ok=True)
+        elif table is not None and create:
+            _declare_key(table, "path")
         return table
 
     def _table_names(self) -> list[str]:
@@ -324,3 +333,22 @@ class Store:
 
 def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
+
+
+def _declare_key(table, column: str) -> None:
+    """Declare ``column`` the table's primary key (:data:`flows.index.schema.PRIMARY_KEY`) in a table
+    written before seams declared it, so concurrent merges of the same new keys leave them once (one
+    metadata commit, once). A column that may hold nulls (a manifest written before ``path`` was
+    required) cannot be one: that table stays as it is."""
+    def declared() -> bool:
+        field = table.schema.field(column)
+        return field.nullable or (field.metadata or {}).get(b"lance-schema:unenforced-primary-key") == b"true"
+
+    if declared():
+        return
+    try:
+        table.replace_field_metadata(column, PRIMARY_KEY)
+    except RuntimeError:  # another writer declaring it at the same moment: its commit is as good
+        table.checkout_latest()
+        if not declared():
+            raise
