@@ -65,11 +65,11 @@ def row_segments(text: str, table: Table, block_start: int, start: int, end: int
             for index in [row_index] if data else range(table.header_rows):  # header rows one by one
                 # Header rows alone before the row open its first run: a header is not left without
                 # a value under it.
-                opening = segments[-1].start if data and segments and not segments[-1].sealed \
+                header_start = segments[-1].start if data and segments and not segments[-1].sealed \
                     and segments[-1].start == rows[0][0] and segments[-1].end == rows[table.header_rows - 1][1] else -1
-                groups_of_row = [Segment(s, e, prefix, whole=True, sealed=data) for s, e, prefix
-                                 in column_groups(text, table, index, rows[index][0], count, limit, cut, key, opening)]
-                if opening >= 0 and groups_of_row[0].start == opening:  # opens the table as a row would:
+                groups_of_row = [Segment(s, e, prefix, whole=True, sealed=data) for s, e, prefix in
+                                 column_groups(text, table, index, rows[index][0], count, limit, cut, key, header_start)]
+                if header_start >= 0 and groups_of_row[0].start == header_start:  # opens the table as a row would:
                     segments.pop()  # not sealed, so the headers before the table glue to it
                     groups_of_row[0] = replace(groups_of_row[0], sealed=False)
                 segments.extend(groups_of_row)

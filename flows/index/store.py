@@ -118,6 +118,7 @@ class Store:
         self.cache = EmbeddingCache(self.db, uri)
         self.passages = PassageIndex(self.db, kb)
         self.runs = RunLog(self.db, kb)
+        self._keyed: set[str] = set()  # tables whose primary key this store has seen declared
 
     # -- tables ------------------------------------------------------------------------------
     def table_name(self, table: str) -> str:
@@ -134,7 +135,7 @@ class Store:
         if table is None and dim is not None:
             table = self.db.create_table(self.table_name(CHUNKS), schema=chunk_schema(dim), exist_ok=True)
         elif table is not None and dim is not None:
-            _declare_key(table, "chunk_id")
+            self._declare_key(table, CHUNKS, "chunk_id")
         return table
 
     @property
@@ -156,8 +157,30 @@ class Store:
         if table is None and create:
             table = self.db.create_table(self.table_name(MANIFEST), schema=MANIFEST_SCHEMA, exist_ok=True)
         elif table is not None and create:
-            _declare_key(table, "path")
+            self._declare_key(table, MANIFEST, "path")
         return table
+
+    def _declare_key(self, table, name: str, column: str) -> None:
+        """Declare ``column`` the table's primary key (:data:`flows.index.schema.PRIMARY_KEY`) in a table
+        written before seams declared it, so concurrent merges of the same new keys leave them once (one
+        metadata commit, once; looked at once per store, not at every batch). A column that may hold
+        nulls (a manifest written before ``path`` was required) cannot be one: that table stays as it is."""
+        if name in self._keyed:
+            return
+        wanted = {key.encode(): value.encode() for key, value in PRIMARY_KEY.items()}
+
+        def declared() -> bool:
+            field = table.schema.field(column)
+            return field.nullable or wanted.items() <= (field.metadata or {}).items()
+
+        if not declared():
+            try:
+                table.replace_field_metadata(column, PRIMARY_KEY)
+            except RuntimeError:  # another writer declaring it at the same moment: its commit is as good
+                table.checkout_latest()
+                if not declared():
+                    raise
+        self._keyed.add(name)
 
     def _table_names(self) -> list[str]:
         return table_names(self.db)
@@ -334,21 +357,3 @@ class Store:
 def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
-
-def _declare_key(table, column: str) -> None:
-    """Declare ``column`` the table's primary key (:data:`flows.index.schema.PRIMARY_KEY`) in a table
-    written before seams declared it, so concurrent merges of the same new keys leave them once (one
-    metadata commit, once). A column that may hold nulls (a manifest written before ``path`` was
-    required) cannot be one: that table stays as it is."""
-    def declared() -> bool:
-        field = table.schema.field(column)
-        return field.nullable or (field.metadata or {}).get(b"lance-schema:unenforced-primary-key") == b"true"
-
-    if declared():
-        return
-    try:
-        table.replace_field_metadata(column, PRIMARY_KEY)
-    except RuntimeError:  # another writer declaring it at the same moment: its commit is as good
-        table.checkout_latest()
-        if not declared():
-            raise
