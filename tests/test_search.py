@@ -359,3 +359,40 @@ def test_a_hit_that_opens_with_its_own_heading_does_not_print_it_twice():
     assert _path_above("제2장 처리 > 제5조(수집)", "제5조(수집) ① …") == "제2장 처리"
     assert _path_above("제2장 처리 > 제5조(수집)", "제2장 처리\n\n제5조(수집) ① …") == "제2장 처리 > 제5조(수집)"
     assert _path_above("", "본문") == ""
+
+
+def test_a_code_in_a_korean_question_finds_the_row_it_keys(prefect_harness, tmp_path):
+    """Character n-grams cut ``0222`` into pieces every neighbouring code shares, so the code book's
+    row a question names ranked below prose that shares the question's other words (a survey's code
+    book, held-out set). A Korean query's codes are now also looked up as whole words, and that
+    ranking is fused with the n-gram one."""
+    import openpyxl
+
+    jobs = ("관리자", "연구원", "교사", "간호사", "요리사", "운전원", "상담원", "설계사", "분석가", "조리원")
+    root = tmp_path / "docs"
+    root.mkdir()
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "직종코드"
+    sheet.append(["code_job", "job"])
+    for n in range(1, 900):
+        sheet.append([f"{n:04d}", "컴퓨터 시스템 및 소프트웨어 전문가" if n == 222 else f"{jobs[n % 10]} {n % 7 + 1}급"])
+    book.save(root / "codebook.xlsx")
+    for i in range(6):
+        write(root / f"안내{i}.txt", f"직업 안내 {i}\n\n직종별 코드는 직업 분류에 따라 부여되며, 어떤 직업인가요 하는 문의는 "
+                                     f"직종 코드 담당 부서가 답합니다. 코드 {i}0{i}2 번은 폐지되었습니다.\n")
+    db = str(tmp_path / "db")
+    ingest_flow([str(root)], settings(db))
+    assert len(Store(db).rows(["chunk_id"])) > 10, "the code book is cut into many row groups"
+    for mode in ("fts", "hybrid"):
+        top = search(settings(db), "직종코드 0222는 어떤 직업인가요?", k=1, mode=mode)[0]
+        assert "0222 | 컴퓨터 시스템" in top["text"], mode
+
+
+def test_codes_are_runs_of_letters_and_digits_but_not_years():
+    from flows.index.search import query_codes
+
+    assert query_codes("직종코드 0222는 어떤 직업인가요?") == ["0222"]
+    assert query_codes("모델 A1023과 a1023, 2024년 X5 보고서") == ["A1023", "a1023"]
+    assert query_codes("2018년 3월 15일, 20180315") == ["20180315"]
+    assert query_codes("개인정보 파기 기한 KISA") == []

@@ -30,7 +30,8 @@ A date in a full-text query is also looked for as the other ways tables and text
 (:func:`fts_query`): "2018년 3월 15일" finds a row dated ``20180315`` or ``2018-03-15``. Measured on
 the development set's daily air-quality CSV, whose questions name dates in words, full text and
 hybrid went from 95.7 to 97.8 % hit@5 (four table-row questions, none lost); Chroma's questions hold
-no such dates.
+no such dates. The codes a Korean query names (``0222``, ``A1023``) are also looked up as whole words
+and that ranking fused with the n-gram one (:func:`query_codes`).
 
 The query is embedded, as a question, by the embedder the knowledge base was built with (its rows
 record its specification and endpoint: :mod:`flows.embed.spec`); ``--embedder`` naming another one
@@ -128,6 +129,29 @@ def fts_query(query: str) -> str:
     return " ".join([query, *dict.fromkeys(extra)])
 
 
+#: A code a question names: a run of three or more ASCII letters and digits with a digit in it
+#: (``0222``, ``A1023``, ``20180315``), other than a year (``2024``, which names everything of that year).
+_CODE = re.compile(r"[0-9A-Za-z]{3,}")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+#: The weight of the whole-code ranking against the n-gram ranking (:func:`fts_ranking`).
+CODE_WEIGHT = 1.0
+
+
+def query_codes(query: str) -> list[str]:
+    """The codes ``query`` names (:data:`_CODE`), each once, in order.
+
+    Why: character n-grams cut a code into pieces that its neighbours share, so in a code book
+    ``0222`` matches ``0220``, ``0221``, ``1022``… nearly as well as itself, and the one row it keys
+    ranks below chunks that repeat the question's other words. A Korean query's full-text ranking is
+    therefore fused (reciprocal rank, :data:`CODE_WEIGHT`) with a ranking by its codes as whole words
+    in the word index. Measured with full text on four sets of real documents (hit@5, seams / 800-400
+    windows): the held-out set 99 → 100 / 93 → 95 of 105 (questions naming a code book's occupation
+    codes), the table set, the development set and the second held-out set unchanged; with years
+    counted as codes it lost 2 to 13 questions on three sets."""
+    return list(dict.fromkeys(code for code in _CODE.findall(query)
+                              if any(c.isdigit() for c in code) and not _YEAR.fullmatch(code)))
+
+
 def where(row: dict) -> str:
     """Where a chunk row sits, as a hit's ``where`` says it: pages, sheet and rows, slides."""
     parts = []
@@ -180,6 +204,11 @@ def fts_ranking(table, query: str, limit: int, passages=None, columns: Sequence[
     columns = [*dict.fromkeys([*columns, "content_hash"])] if columns else None
     search = table.search(text, query_type="fts", fts_columns=column).limit(limit)
     ranked = (search.select([*columns, "_score"]) if columns else search).to_list()
+    codes = query_codes(query) if column == "fts_text" else []
+    if codes:
+        by_code = table.search(" ".join(codes), query_type="fts", fts_columns="fts_words").limit(limit)
+        by_code = (by_code.select([*columns, "_score"]) if columns else by_code).to_list()
+        ranked = reciprocal_rank_fusion([(ranked, 1.0), (by_code, CODE_WEIGHT)], limit)
     if passages is None or column != PASSAGE_FTS_COLUMN or passages.count_rows() == 0:
         return ranked
     best: dict[str, str] = {}  # chunk id -> the content hash of the file version its passage is from
