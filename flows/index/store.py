@@ -351,9 +351,6 @@ class Store:
         return done
 
 
-
-
-
 def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
