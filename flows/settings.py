@@ -93,6 +93,9 @@ class Settings(BaseSettings):
     passage_tokens: int = Field(default=PASSAGE_TOKENS, ge=0, description="also embed each chunk's windows of this many tokens "
                                 "(half-overlapping); vector search ranks a chunk by its best one (0: by the whole "
                                 "chunk only)")
+    vector_weight: float | None = Field(default=None, ge=0, description="in hybrid search, how much a vector rank "
+                                        "counts against a full-text rank (reciprocal-rank fusion; 1: equal weights); "
+                                        "empty: 0.02, measured (flows.index.search)")
     embed_group_vectors: int = Field(default=8192, ge=1, description="a batch's files are embedded and written in "
                                      "runs of about this many vectors (2 KB each), so the ingest holds one run's at a "
                                      "time; a file with more is a run of its own")

@@ -129,7 +129,10 @@ def test_every_setting_has_a_flag_of_its_name_or_is_named_environment_only():
     fields = set(Settings.model_fields)
     commands = build_parser()._subparsers._group_actions[0].choices
     flagged = {name for name in fields if cli._FLAG_OF.get(name, name) in {a.dest for a in commands["ingest"]._actions}}
-    assert flagged | cli.ENV_ONLY_SETTINGS == fields and not flagged & cli.ENV_ONLY_SETTINGS
+    assert flagged | cli.ENV_ONLY_SETTINGS | cli.SEARCH_SETTINGS == fields and not flagged & cli.ENV_ONLY_SETTINGS
+    assert not cli.SEARCH_SETTINGS & (flagged | cli.ENV_ONLY_SETTINGS)
+    for command in ("search", "evaluate"):
+        assert cli.SEARCH_SETTINGS <= {a.dest for a in commands[command]._actions}, command
     assert set(cli._FLAG_OF) <= fields
     setting_flags = {cli._FLAG_OF.get(name, name) for name in fields}
     # Each run of `seams serve` is an ingest: it takes every flag of one.
@@ -159,7 +162,10 @@ def test_every_flag_of_a_setting_reaches_the_settings(tmp_path, monkeypatch):
     ])
     settings, defaults = cli._settings(args), Settings()
     changed = {name for name in Settings.model_fields if getattr(settings, name) != getattr(defaults, name)}
-    assert changed == set(Settings.model_fields) - cli.ENV_ONLY_SETTINGS
+    assert changed == set(Settings.model_fields) - cli.ENV_ONLY_SETTINGS - cli.SEARCH_SETTINGS
+    searching = cli._settings(build_parser().parse_args(["search", "q", "--vector-weight", "0.5"]))
+    assert {name for name in Settings.model_fields if getattr(searching, name) != getattr(defaults, name)} == {
+        "vector_weight"} == cli.SEARCH_SETTINGS and searching.vector_weight == 0.5
     assert settings.overrides == {"*.md": "section"} and settings.rule_strategies == {rule: "whole"}
     assert settings.budgets == {"sheet": "pack=250"}
     monkeypatch.setenv("SEAMS_ALLOW_MASS_DELETE", "1")

@@ -7,10 +7,13 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from flows.app.cli import EXIT_USAGE, main
-from flows.evaluate.runner import evaluate_flow
+from flows.embed import embedder_for
+from flows.evaluate.runner import evaluate_flow, rank_chunks
+from flows.index.search import MODES
 from flows.index.store import Store
 from flows.index.upkeep import VECTOR_INDEX
 from flows.settings import Settings
@@ -73,7 +76,7 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
 
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "## Summary — vector" in report and "## Loss sets" in report and "lighthouse" in report
-    assert "per format" in report
+    assert "per format" in report and "(hybrid: vector weight 0.02)" in report
     with open(out / "ranks.csv", encoding="utf-8") as handle:
         assert len(list(csv.DictReader(handle))) == len(evaluation.scores)
     assert (out / "summary.csv").exists() and (out / "losses.csv").exists() and (out / "costs.csv").exists()
@@ -83,6 +86,19 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
     assert again.costs[0].embedded == 0 and again.costs[0].reused > 0
     first = [s.recall for s in evaluation.scores if s.configuration == "tokens:40/0" and s.mode == "vector"]
     assert [s.recall for s in again.scores] == first
+    # Hybrid fuses with the settings' vector weight (issue #32): the run says which, and weighed a
+    # thousand times a full-text rank the vector ranking decides the order; at 0.02 full text does.
+    evaluate_flow(**dict(kwargs, configs=["tokens:40/0"], variants=None,
+                         settings=Settings(db=db, embedder="hashing", vector_weight=1000)),
+                  modes=["hybrid"], out=str(tmp_path / "weighed"))
+    assert "(hybrid: vector weight 1000.0)" in (tmp_path / "weighed" / "report.md").read_text(encoding="utf-8")
+    store = Store(evaluation.options.store_uri, evaluation.configurations[1].kb("hashing", evaluation.dataset.name))
+    questions = evaluation.dataset.questions
+    vectors = np.asarray(embedder_for(Settings(embedder="hashing")).queries([q.text for q in questions]), np.float32)
+    for weight, leader in ((1000, "vector"), (0.02, "fts")):
+        spans, _ = rank_chunks(store.chunks_table(), questions, vectors, MODES, 20, store.passages.table(), weight)
+        assert spans["vector"] != spans["fts"]
+        assert [ranked[:3] for ranked in spans["hybrid"]] == [ranked[:3] for ranked in spans[leader]], weight
 
 
 def test_evaluate_takes_its_settings_from_flags_and_environment_as_every_command_does(tmp_path, prefect_harness,

@@ -197,6 +197,27 @@ def test_hybrid_weights_full_text_above_the_vector_ranking():
     assert DEFAULT_MODE == "hybrid"
 
 
+def test_the_vector_weight_sets_how_much_hybrid_follows_the_vector_ranking(kb, capsys):
+    """Issue #32: a team whose embedder earns more weight in hybrid sets it (--vector-weight,
+    SEAMS_VECTOR_WEIGHT); search and seams evaluate fuse with it. At 0 hybrid is the full-text order,
+    at 1,000 the vector order; the default (0.02) keeps full text ahead."""
+    db, _ = kb
+    query = "budget plan 예산 집행"
+    vector = docs(search(settings(db), query, k=4, mode="vector"))
+    fts = docs(search(settings(db), query, k=4, mode="fts"))
+    assert len(fts) >= 2 and vector[:len(fts)] != fts, "the two rankings differ, or the test proves nothing"
+
+    def hybrid(*flags: str) -> list[str]:
+        assert main(["search", query, "--db", db, "-k", "4", "--json", *flags]) == 0
+        return docs(json.loads(capsys.readouterr().out)["hits"])
+
+    assert hybrid("--vector-weight", "1000") == vector
+    assert hybrid("--vector-weight", "0")[:len(fts)] == fts
+    assert hybrid()[:len(fts)] == fts
+    assert main(["search", query, "--db", db, "--vector-weight", "-1"]) == EXIT_USAGE
+    assert "vector_weight" in capsys.readouterr().err
+
+
 def test_vector_search_ranks_a_long_chunk_by_its_best_passage(prefect_harness, tmp_path):
     """One vector for a chunk of several hundred tokens blurs the one sentence a question asks
     about: a short chunk sharing a word with the question outranked the long chunk holding the

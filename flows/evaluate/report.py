@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flows.evaluate.results import Evaluation, QueryScore
+from flows.index.search import hybrid_weight
 from flows.markdown import table as markdown_table
 
 #: Summary columns: (key, header, is a share shown in %).
@@ -190,7 +191,8 @@ def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "")
         f"{len(data.documents)} documents, {len(data.questions)} questions scored, {len(data.unlocated)} unlocated; "
         f"{data.excerpts} evidence excerpts located in the parsed text ({method_text}). "
         f"Embedder **{options.embedder}**, k = {options.k}, retrieval from the whole collection, "
-        f"modes {', '.join(modes)}. Run time {evaluation.seconds:.0f} s (parse {evaluation.parse_seconds:.1f} s, "
+        f"modes {', '.join(modes)}"
+        f"{'' if 'hybrid' not in modes else f' (hybrid: vector weight {hybrid_weight(options.settings)})'}. Run time {evaluation.seconds:.0f} s (parse {evaluation.parse_seconds:.1f} s, "
         f"question embedding {evaluation.query_seconds:.1f} s, retrieval {evaluation.retrieval_seconds:.1f} s).\n")
     if data.failed_documents:
         out.append("Files that did not parse (left out of the collection): "

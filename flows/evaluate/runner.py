@@ -37,7 +37,7 @@ from flows.evaluate.configs import Configuration, configurations
 from flows.evaluate.datasets import Dataset, Question, load_chroma, load_folder
 from flows.evaluate.peers import PEERS, PeerRun, run_peer
 from flows.evaluate.results import DEFAULT_DB, Cost, Evaluation, Options, QueryScore
-from flows.index.search import MODES, ensure_fts_index, fts_ranking, fuse
+from flows.index.search import MODES, VECTOR_WEIGHT, ensure_fts_index, fts_ranking, fuse, hybrid_weight
 from flows.index.store import Store, now
 from flows.index.upkeep import VECTOR_SEARCH_COLUMN
 from flows.ingest.pipeline import CutConfig, FileRef, Outcome, cut_document, embedded_texts
@@ -287,8 +287,10 @@ def _disk_size(path: Path) -> int | None:
 
 
 def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray, modes: Sequence[str],
-                depth: int, passages=None) -> tuple[dict[str, list[list[metrics.Span]]], int]:
-    """For every mode, each question's ranked chunk spans (``depth`` deep). Returns (rankings, fts failures)."""
+                depth: int, passages=None, vector_weight: float = VECTOR_WEIGHT,
+                ) -> tuple[dict[str, list[list[metrics.Span]]], int]:
+    """For every mode, each question's ranked chunk spans (``depth`` deep). Returns (rankings, fts failures).
+    ``hybrid`` fuses the two rankings with ``vector_weight`` as search does (:func:`hybrid_weight`)."""
     rankings: dict[str, list[list[dict]]] = {}
     failures = 0
     if "vector" in modes or "hybrid" in modes:
@@ -308,7 +310,7 @@ def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray,
                 rows, failures = [], failures + 1
             rankings["fts"].append(rows)
     if "hybrid" in modes:
-        rankings["hybrid"] = [fuse(v, f, depth) for v, f in zip(rankings["vector"], rankings["fts"], strict=True)]
+        rankings["hybrid"] = [fuse(v, f, depth, vector_weight) for v, f in zip(rankings["vector"], rankings["fts"], strict=True)]
     spans = {mode: [[metrics.Span(r["doc_id"], r["char_start"], r["char_end"]) for r in rows] for rows in rankings[mode]]
              for mode in modes}
     return spans, failures
@@ -391,7 +393,7 @@ def _retrieve(config: Configuration, questions: Sequence[Question], query_vector
               options: Options, dataset: str = "") -> tuple[dict[str, list[list[metrics.Span]]], int]:
     store = Store(options.store_uri, config.kb(options.embedder, dataset))
     return rank_chunks(store.chunks_table(), questions, query_vectors, options.modes, options.depth,
-                       store.passages.table())
+                       store.passages.table(), hybrid_weight(options.settings))
 
 
 @flow(name="seams-evaluate", log_prints=False)

@@ -242,6 +242,13 @@ def reciprocal_rank_fusion(rankings: Sequence[tuple[list[dict], float]], k: int)
     return [dict(rows[cid], _score=scores[cid]) for cid in ordered]
 
 
+def hybrid_weight(settings: Settings) -> float:
+    """How much a vector rank counts in ``hybrid``: the settings' ``vector_weight`` (``--vector-weight``,
+    ``SEAMS_VECTOR_WEIGHT``) if given, else :data:`VECTOR_WEIGHT`. A team whose own questions
+    (``seams evaluate``, ``bench/fusion.py``) show their embedder earns more weight sets it here."""
+    return VECTOR_WEIGHT if settings.vector_weight is None else settings.vector_weight
+
+
 def fuse(vector: list[dict], fts: list[dict], k: int, vector_weight: float = VECTOR_WEIGHT) -> list[dict]:
     """``hybrid``: weighted reciprocal-rank fusion, score = 1 / (RRF_K + full-text rank) + vector_weight
     / (RRF_K + vector rank), summed over the rankings a chunk is in."""
@@ -280,7 +287,7 @@ def search(settings: Settings, query: str, k: int = 5, mode: str = DEFAULT_MODE)
         ranked = fts_ranking(table, query, depth, store.passages.table(), _ROW_KEYS)[:k]
     else:
         ranked = fuse(vector_ranking(table, settings, query, depth),
-                      fts_ranking(table, query, depth, store.passages.table(), _ROW_KEYS), k)
+                      fts_ranking(table, query, depth, store.passages.table(), _ROW_KEYS), k, hybrid_weight(settings))
     return [_hit(row) for row in ranked[:k]]
 
 
