@@ -85,6 +85,8 @@ ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_group_vect
                                "ocr_max_pages", "ocr_min_confidence", "lock_wait_s"})
 #: Settings of searching, not of indexing: flags of ``seams search`` and ``seams evaluate``, not of ``ingest``.
 SEARCH_SETTINGS = frozenset({"vector_weight"})
+VECTOR_WEIGHT_HELP = ("in hybrid, how much a vector rank counts against a full-text rank (default 0.02: full text "
+                      "leads, measured; 1: equal weights; env SEAMS_VECTOR_WEIGHT)")
 
 
 def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:
@@ -226,8 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--mode", help="hybrid (default: the full-text order, the vector ranking breaking near-ties and "
                         "filling in), fts (BM25 full text: words for Latin-script queries, character n-grams "
                         "otherwise, e.g. Korean) or vector (embeddings)")
-    search.add_argument("--vector-weight", type=float, metavar="W", help="in hybrid, how much a vector rank counts against a full-text rank (default 0.02: full text leads, "
-                        "measured; 1: equal weights; env SEAMS_VECTOR_WEIGHT)")
+    search.add_argument("--vector-weight", type=float, metavar="W", help=VECTOR_WEIGHT_HELP)
     search.add_argument("--db", help="LanceDB directory or URI (default: .seams/lancedb, env SEAMS_DB)")
     search.add_argument("--kb", help="knowledge base name (default: default, env SEAMS_KB)")
     search.add_argument("--embed-url", help="the endpoint of its openai:MODEL embedder, when it moved since the "
@@ -306,8 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="evaluation LanceDB directory, keeps the embedding cache (default .seams/evaluate)")
     evaluate.add_argument("--embedder", help="embedder for every configuration: " + EMBEDDER_HELP.split(": ", 1)[1])
     evaluate.add_argument("--embed-url", help="endpoint of an openai:MODEL embedder (env SEAMS_EMBED_URL)")
-    evaluate.add_argument("--vector-weight", type=float, metavar="W", help="in hybrid, how much a vector rank counts against a full-text rank (default 0.02: full text leads, "
-                        "measured; 1: equal weights; env SEAMS_VECTOR_WEIGHT)")
+    evaluate.add_argument("--vector-weight", type=float, metavar="W", help=VECTOR_WEIGHT_HELP)
     evaluate.add_argument("--limit", type=int, help="score only the first N questions (a quick look)")
     evaluate.add_argument("--no-cohesion", dest="cohesion", action="store_false",
                           help="do not measure cohesion and coherence: they embed every document's ~50-token "
