@@ -4,8 +4,10 @@
     python bench/fusion.py --folder .seams/devset/files --questions bench/devset/questions.jsonl
 
 Run ``seams evaluate`` on the same data set first (same ``--db``, default ``.seams/evaluate``): this
-reads its tables and cached question vectors, ranks every question once per retrieval mode (with
-their scores), then scores fusions of the two rankings against the single modes:
+reads its tables and cached question vectors, ranks every question once per retrieval mode as
+``seams search`` does (with their scores), then scores fusions of the two rankings against the single
+modes. A table cut from other texts than the files read as today (a parser changed, or Tesseract
+was installed, since the evaluation) is refused: run ``seams evaluate`` again.
 
 - ``rrf w=W``: reciprocal-rank fusion, full text weighted 1 and the vector ranking W;
 - ``pool w=W``: the same, but the vector ranking only re-orders what full text found (it adds no
@@ -34,17 +36,20 @@ from flows.evaluate import metrics
 from flows.evaluate.configs import configurations
 from flows.evaluate.results import Options
 from flows.evaluate.runner import embed_texts, load_dataset
-from flows.index.search import ensure_fts_index, fts_column, fts_query, fuse
+from flows.index.search import fts_ranking, fuse
 from flows.index.store import Store
 from flows.index.upkeep import VECTOR_SEARCH_COLUMN
 from flows.settings import Settings
 
 Scored = list[tuple[metrics.Span, float]]  # a ranking, best first, with each chunk's score
-COLUMNS = ["doc_id", "char_start", "char_end"]
+COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]
 
 
-def rankings(table, questions, vectors: np.ndarray, depth: int) -> tuple[list[Scored], list[Scored]]:
-    """Each question's vector and full-text rankings, ``depth`` deep, with cosine / BM25 scores."""
+def rankings(table, passages, questions, vectors: np.ndarray, depth: int) -> tuple[list[Scored], list[Scored]]:
+    """Each question's vector and full-text rankings, ``depth`` deep, ranked as ``seams search`` and
+    ``seams evaluate`` rank them (:func:`flows.evaluate.runner.rank_chunks`: ties by chunk id, full
+    text by :func:`flows.index.search.fts_ranking` with the codes and the English passages), each
+    chunk with its score (cosine; BM25, or reciprocal rank where full text fused two rankings)."""
     def span(row: dict) -> metrics.Span:
         return metrics.Span(row["doc_id"], row["char_start"], row["char_end"])
 
@@ -52,17 +57,26 @@ def rankings(table, questions, vectors: np.ndarray, depth: int) -> tuple[list[Sc
     for query in vectors:  # one search each: several vectors are one query of a multivector column
         rows = (table.search(query, vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(depth)
                 .select([*COLUMNS, "_distance"]).to_arrow().to_pylist())
-        vector.append(sorted(((span(row), 1.0 - float(row["_distance"])) for row in rows), key=lambda item: -item[1]))
-    ensure_fts_index(table)
+        rows.sort(key=lambda row: (row["_distance"], row["chunk_id"]))
+        vector.append([(span(row), 1.0 - float(row["_distance"])) for row in rows])
     fts: list[Scored] = []
     for question in questions:
         try:
-            rows = (table.search(fts_query(question.text), query_type="fts", fts_columns=fts_column(question.text))
-                    .limit(depth).select([*COLUMNS, "_score"]).to_arrow().to_pylist())
+            rows = fts_ranking(table, question.text, depth, passages, COLUMNS)
         except (ValueError, RuntimeError, OSError):
             rows = []
         fts.append([(span(row), float(row["_score"])) for row in rows])
     return vector, fts
+
+
+def stale_documents(table, dataset) -> list[str]:
+    """The data set's documents whose text today is not what ``table``'s chunks were cut from (a
+    parser changed, or OCR became available, since ``seams evaluate`` wrote it): scores on a stale
+    table compare spans of two different texts."""
+    stored = table.search().select(["doc_id", "content_hash"]).limit(None).to_arrow()
+    hashes = dict(zip(stored["doc_id"].to_pylist(), stored["content_hash"].to_pylist(), strict=True))
+    return sorted(doc_id for doc_id, doc in dataset.documents.items()
+                  if doc_id in hashes and hashes[doc_id] != text_hash(doc.text))
 
 
 def rrf(vector: Scored, fts: Scored, weight: float) -> list[metrics.Span]:
@@ -129,11 +143,18 @@ def main(argv: list[str] | None = None) -> int:
     vectors = np.stack([cached[text_hash(q.text)] for q in dataset.questions]).astype(np.float32)
     languages = sorted({q.language for q in dataset.questions} - {""})
     for config in configurations(args.configs.split(","), args.variant):
-        table = Store(options.store_uri, config.kb(options.embedder, dataset.name)).chunks_table()
+        store = Store(options.store_uri, config.kb(options.embedder, dataset.name))
+        table = store.chunks_table()
         if table is None:
             print(f"{config.name}: no table in {options.store_uri}; run seams evaluate first")
             continue
-        vector, fts = rankings(table, dataset.questions, vectors, options.depth)
+        stale = stale_documents(table, dataset)
+        if stale:
+            print(f"{config.name}: the table in {options.store_uri} was cut from other texts of "
+                  f"{len(stale)} document(s) ({', '.join(stale[:3])}{' …' if len(stale) > 3 else ''}) than they "
+                  "read as today; run seams evaluate again first")
+            return 1
+        vector, fts = rankings(table, store.passages.table(), dataset.questions, vectors, options.depth)
         print(f"\n{dataset.name} · {config.name} · k={args.k} · {len(dataset.questions)} questions")
         print(f"{'ranking':<14} {'hit@k %':>8} {'recall %':>9} {'MRR@k':>6}"
               + "".join(f" {'hit ' + g:>8}" for g in languages))
