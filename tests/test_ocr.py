@@ -137,6 +137,45 @@ def test_a_mixed_pdf_keeps_its_text_pages_and_ocrs_only_the_scanned_one(tmp_path
     assert "제6조" in ocr_text and "제3자" in ocr_text and "민감정보" in ocr_text
 
 
+def cover_pdf(path: Path, drawn: str, over: str, apart: str) -> Path:
+    """A scanned cover: the regulation's first page shrunk into the top of a page image, ``drawn``
+    printed into the image below it, and an invisible text layer (as a scanner's own OCR writes) of two
+    short lines: ``over`` at the very place of ``drawn``, ``apart`` on a blank part of the image."""
+    from fixtures.files import FONT_FAMILY, FONT_PATH, _fpdf_class
+    from fpdf.enums import TextMode
+    from PIL import Image, ImageDraw, ImageFont
+
+    width, height = round(210 / 25.4 * DPI), round(297 / 25.4 * DPI)
+    page = Image.new("L", (width, height), 255)
+    shown = render([0])[0]
+    page.paste(shown.resize((round(shown.width * 0.75), round(shown.height * 0.75))), (0, 0))
+    px = DPI / 25.4  # pixels per millimetre
+    size_mm = 16 * 25.4 / 72  # 16 pt
+    ImageDraw.Draw(page).text((30 * px, 240 * px), drawn, fill=0, font=ImageFont.truetype(str(FONT_PATH), round(size_mm * px)))
+    image = path.with_suffix(".png")
+    page.save(image, dpi=(DPI, DPI))
+    pdf = _fpdf_class()(False, "", False)
+    pdf.add_page()
+    pdf.image(str(image), x=0, y=0, w=210, h=297)
+    pdf.set_font(FONT_FAMILY, size=16)
+    pdf.text_mode = TextMode.INVISIBLE
+    pdf.text(30, 240 + size_mm * 0.85, over)  # its baseline: over the drawn line's glyphs
+    pdf.set_font(FONT_FAMILY, size=10)
+    pdf.text(30, 280, apart)
+    pdf.output(str(path))
+    return path
+
+
+@needs_engine
+def test_a_scanned_page_keeps_its_few_text_layer_lines_over_the_ocr_of_their_place(tmp_path):
+    document = parse(cover_pdf(tmp_path / "cover.pdf", drawn="보고서 제12호", over="보고서 제12호", apart="발행 KISA"))
+    assert document.properties.pages[0].ocr is not None  # next to no text layer, an image over it: a scan
+    text = "".join(document.text.split())
+    assert "제1조" in text or "목적" in text  # the image's own text is read by OCR
+    assert "발행KISA" in text  # the layer's line where the image is blank: kept, though OCR sees nothing
+    assert text.count("보고서제12호") == 1  # the layer's line and the OCR reading of its place: once
+
+
 @needs_engine
 def test_a_multi_page_tiff_is_a_page_per_frame_and_inspect_names_the_ocr_pages(tmp_path, capsys):
     tops = [image.crop((0, 0, image.width, image.height // 4)) for image in render([0, 2])]

@@ -2,8 +2,10 @@
 
 A page with next to no text (under :data:`SCAN_TEXT_CHARS` characters) whose images cover most of it
 (:data:`SCAN_IMAGE_SHARE`) is rendered (at most :data:`MAX_OCR_PIXELS`) and read by OCR
-(:mod:`parsers.ocr`); its lines take the text layer's place, and its ``PageInfo.ocr`` holds the mean
-word confidence. The other pages keep their text layer. Pages that cannot be read (no engine, over
+(:mod:`parsers.ocr`); its lines take the text layer's place, but for the few lines the layer has (a
+cover's date, a stamp's caption), which are kept as they are written and stand in for the OCR
+reading of the same place; its ``PageInfo.ocr`` holds the mean word confidence. The other pages keep
+their text layer. Pages that cannot be read (no engine, over
 the file's OCR page or time limit) are named in a warning.
 """
 
@@ -57,6 +59,32 @@ def _ocr_lines(result: OcrPage) -> list[Line]:
     return [line for line in lines if line.text]
 
 
+def _same_place(a: Line, b: Line) -> bool:
+    """Whether two lines cover the same place: they overlap by over half the shorter one's height and
+    half the narrower one's width."""
+    high = min(a.bottom, b.bottom) - max(a.top, b.top)
+    wide = min(a.x1, b.x1) - max(a.x0, b.x0)
+    return high > 0.5 * min(a.height, b.height) and wide > 0.5 * max(min(a.x1 - a.x0, b.x1 - b.x0), 1.0)
+
+
+def with_layer(layer: Sequence[Line], read: Sequence[Line]) -> list[Line]:
+    """A scanned page's OCR lines (``read``, in reading order) with the few lines of its text layer
+    (``layer``) kept: a layer line is exact where OCR guesses, so it replaces the OCR lines at its place
+    and goes before the first OCR line below it. Why: a cover is a page image with a line or two of
+    real text over it (``2023년 12월호``, which OCR read as ``2023년 1225``)."""
+    if not layer:
+        return list(read)
+    pending = sorted(layer, key=lambda line: (line.top, line.x0))
+    out: list[Line] = []
+    for line in read:
+        if any(_same_place(line, exact) for exact in layer):
+            continue
+        while pending and pending[0].top < line.top:
+            out.append(pending.pop(0))
+        out.append(line)
+    return out + pending
+
+
 class Scans:
     """Reads a PDF's scanned pages by OCR, within the file's page and time limits, and reports the
     pages it could not read (and why)."""
@@ -108,7 +136,8 @@ class Scans:
         note = dropped_warning(page.number, result, options.min_confidence)
         if note:
             self.notes.append(note)
-        return Page(page.number, page.width, page.height, _ocr_lines(result), ocr=result.confidence)
+        return Page(page.number, page.width, page.height, with_layer(page.lines, _ocr_lines(result)),
+                    ocr=result.confidence)
 
     def _skip(self, page: Page, reason: str) -> Page:
         self.unread.setdefault(reason, []).append(page.number)
