@@ -218,6 +218,21 @@ def test_the_vector_weight_sets_how_much_hybrid_follows_the_vector_ranking(kb, c
     assert "vector_weight" in capsys.readouterr().err
 
 
+def test_hybrid_weighs_the_vector_rank_as_measured_for_the_kbs_embedder(tmp_path):
+    """Issue #32: fusion re-chosen per embedder by measurement. A knowledge base built with e5-small
+    fuses at 0.05 without being told (measured on five sets: docs/embedders.md); every other embedder
+    at 0.02; --vector-weight still decides when given."""
+    from flows.index.search import VECTOR_WEIGHT, VECTOR_WEIGHTS, hybrid_weight
+
+    untold = settings(str(tmp_path)).model_copy(update={"embedder": ""})
+    assert hybrid_weight(untold) == VECTOR_WEIGHT == 0.02
+    e5 = untold.with_recorded_embedder("e5-small")  # what search() does with the KB's recorded embedder
+    assert hybrid_weight(e5) == VECTOR_WEIGHTS["e5-small"] == 0.05
+    assert hybrid_weight(untold.with_recorded_embedder("hashing")) == 0.02
+    assert hybrid_weight(e5.model_copy(update={"vector_weight": 0.3})) == 0.3
+    assert hybrid_weight(e5.model_copy(update={"vector_weight": 0.0})) == 0.0
+
+
 def test_vector_search_ranks_a_long_chunk_by_its_best_passage(prefect_harness, tmp_path):
     """One vector for a chunk of several hundred tokens blurs the one sentence a question asks
     about: a short chunk sharing a word with the question outranked the long chunk holding the

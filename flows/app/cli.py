@@ -85,8 +85,8 @@ ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_group_vect
                                "ocr_max_pages", "ocr_min_confidence", "lock_wait_s"})
 #: Settings of searching, not of indexing: flags of ``seams search`` and ``seams evaluate``, not of ``ingest``.
 SEARCH_SETTINGS = frozenset({"vector_weight"})
-VECTOR_WEIGHT_HELP = ("in hybrid, how much a vector rank counts against a full-text rank (default 0.02: full text "
-                      "leads, measured; 1: equal weights; env SEAMS_VECTOR_WEIGHT)")
+VECTOR_WEIGHT_HELP = ("in hybrid, how much a vector rank counts against a full-text rank (default 0.02, 0.05 for "
+                      "e5-small: full text leads, measured; 1: equal weights; env SEAMS_VECTOR_WEIGHT)")
 
 
 def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:
