@@ -64,3 +64,23 @@ def test_headlines_say_when_configurations_are_level():
     assert "level on recall with seams" in text or "level on recall with tokens:200/0" in text
     assert "higher recall than 0 of 1 fixed-size baselines, level with 1." in text
     assert "level" not in "".join(line for line in markdown(_evaluation()).splitlines() if line.startswith("- "))
+
+
+def test_the_report_says_what_ocr_read_and_what_it_could_not():
+    """The same files score differently on a machine with an OCR engine and one without (image-only
+    pages are text only where it ran): the report says which it was, and a data set with no scan
+    says nothing."""
+    from dataclasses import replace
+
+    from parsers.model import Document, PageInfo, Properties
+
+    assert "OCR:" not in markdown(_evaluation())
+    scanned = Document("a.pdf", "pdf", (), Properties(pages=(PageInfo(1, 595, 842, 0, ocr=88.0),
+                                                            PageInfo(2, 595, 842, 900), PageInfo(3, 595, 842, 0, ocr=71.5))))
+    unread = Document("b.pdf", "pdf", (), Properties(pages=(PageInfo(1, 595, 842, 0),)),
+                      warnings=("scanned page 1 not read: no OCR engine (install Tesseract)",))
+    evaluation = _evaluation()
+    evaluation = replace(evaluation, dataset=replace(evaluation.dataset, documents={"a.pdf": scanned, "b.pdf": unread}))
+    text = markdown(evaluation)
+    assert "OCR: 2 scanned page(s) of 1 file(s) read by OCR; scanned pages of 1 file(s) not read (`b.pdf`: no OCR " \
+           "engine (install Tesseract))" in text

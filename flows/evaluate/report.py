@@ -178,6 +178,24 @@ def _size(value: int | None) -> str:
     return f"{value / 1e6:.1f} MB" if value >= 1e5 else f"{value / 1e3:.0f} kB"
 
 
+def ocr_summary(data) -> str:
+    """What OCR read of the data set, or could not: a scan is text only where an OCR engine ran, so
+    two machines (one with Tesseract, one without) cut the same files differently and score
+    differently. "" when the data set has no scanned page."""
+    read = sum(1 for doc in data.documents.values() for page in doc.properties.pages if page.ocr is not None)
+    unread = [(doc_id, warning) for doc_id, doc in data.documents.items() for warning in doc.warnings
+              if warning.startswith(("scanned page", "frames ")) and " not read: " in warning]
+    parts = []
+    if read:
+        files = sum(1 for doc in data.documents.values() if any(page.ocr is not None for page in doc.properties.pages))
+        parts.append(f"{read} scanned page(s) of {files} file(s) read by OCR")
+    if unread:
+        doc_id, warning = unread[0]
+        parts.append(f"scanned pages of {len({d for d, _ in unread})} file(s) not read (`{doc_id}`: "
+                     f"{warning.split(' not read: ', 1)[1]}), so their text is not in the collection")
+    return ("OCR: " + "; ".join(parts) + ".") if parts else ""
+
+
 def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "") -> str:
     data = evaluation.dataset
     options = evaluation.options
@@ -194,6 +212,9 @@ def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "")
         f"modes {', '.join(modes)}"
         f"{'' if 'hybrid' not in modes else f' (hybrid: vector weight {hybrid_weight(options.settings)})'}. Run time {evaluation.seconds:.0f} s (parse {evaluation.parse_seconds:.1f} s, "
         f"question embedding {evaluation.query_seconds:.1f} s, retrieval {evaluation.retrieval_seconds:.1f} s).\n")
+    scans = ocr_summary(data)
+    if scans:
+        out.append(scans + "\n")
     if data.failed_documents:
         out.append("Files that did not parse (left out of the collection): "
                    + "; ".join(f"`{d}` ({why})" for d, why in data.failed_documents) + "\n")
