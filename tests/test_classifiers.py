@@ -177,6 +177,20 @@ def test_inspect_shows_decision_facts_and_chunks(tmp_path, capsys):
     assert re.search(r"#1 · \d+ tokens · chars \d+-\d+", out)
 
 
+def test_inspect_counts_the_furniture_lines_and_the_distinct_ones_it_shows(capsys):
+    """A running header and page numbers on three pages: six lines set aside, four distinct texts
+    shown (it said "6 lines —" and listed four)."""
+    from conftest import EXAMPLES
+
+    from flows.app.console import inspect_file
+    from flows.settings import Settings
+
+    assert inspect_file(EXAMPLES / "개인정보_보호_규정.pdf", Settings()) == 0
+    out = capsys.readouterr().out
+    assert "furniture set aside (not in any chunk): 6 lines, 4 distinct — '한빛지역정보진흥원 개인정보 보호 규정', " \
+           "'- 1 -', '- 2 -', '- 3 -'" in out
+
+
 def test_inspect_one_chunk_in_full(tmp_path, capsys):
     from flows.app.console import inspect_file
     from flows.settings import Settings

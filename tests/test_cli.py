@@ -259,6 +259,9 @@ def test_seams_own_errors_share_one_root_and_reports_one_table_writer():
     (["ingest", ".", "--dbb", "x"], "usage: seams ingest ", "unrecognized arguments: --dbb x; did you mean --db?"),
     (["ingest", ".", "--embeder=hashing"], "usage: seams ingest ", "did you mean --embedder?"),
     (["search", "q", "--workers", "2"], "usage: seams search ", "--workers is a flag of ingest, serve"),
+    # another command's flag is named as such, not taken for a typo of a near one (--embed-url)
+    (["search", "q", "--embedder", "e5-small"], "usage: seams search ",
+     "--embedder is a flag of ingest, serve, evaluate (search embeds the question with the embedder the knowledge base"),
     (["ingset", "."], "usage: seams [-h] COMMAND", "invalid choice: 'ingset'"),
 ])
 def test_a_mistyped_flag_or_command_gets_a_suggestion_and_its_command_usage(argv, usage, hint, capsys):

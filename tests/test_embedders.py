@@ -243,6 +243,20 @@ def test_an_endpoint_that_stays_down_fails_the_files_with_one_line_each_and_exit
         assert all(f"did not answer after 2 attempts (last: {last})" in f["error"] for f in files), files
 
 
+def test_a_search_whose_endpoint_is_down_says_so_and_full_text_still_answers(tmp_path, capsys, monkeypatch, proxy):
+    from flows.app.cli import EXIT_OK, EXIT_SOME_FAILED, main
+
+    settings = _settings(tmp_path, proxy.url)
+    _ingest(_docs(tmp_path / "docs"), settings)
+    monkeypatch.setenv("SEAMS_EMBED_RETRIES", "1")
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    assert main(["search", "미세먼지 농도", "--db", settings.db, "--embed-url", dead]) == EXIT_SOME_FAILED
+    err = capsys.readouterr().err
+    assert "did not answer after 2 attempts" in err and "--mode fts" in err and "Traceback" not in err
+    assert main(["search", "미세먼지 농도", "--db", settings.db, "--embed-url", dead, "--mode", "fts", "--json"]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)["hits"]
+
+
 def test_a_knowledge_base_remembers_its_embedder_and_refuses_another(tmp_path, server, capsys, monkeypatch):
     from flows.app.cli import EXIT_USAGE, main
     from flows.index.search import search

@@ -215,7 +215,9 @@ def test_the_vector_weight_sets_how_much_hybrid_follows_the_vector_ranking(kb, c
     assert hybrid("--vector-weight", "0")[:len(fts)] == fts
     assert hybrid()[:len(fts)] == fts
     assert main(["search", query, "--db", db, "--vector-weight", "-1"]) == EXIT_USAGE
-    assert "vector_weight" in capsys.readouterr().err
+    # the error names the flag and the variable that set it, and the value given
+    assert "vector_weight (--vector-weight, SEAMS_VECTOR_WEIGHT): Input should be greater than or equal to 0 " \
+           "(got -1.0)" in capsys.readouterr().err
 
 
 def test_hybrid_weighs_the_vector_rank_as_measured_for_the_kbs_embedder(tmp_path):

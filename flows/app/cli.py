@@ -171,20 +171,27 @@ class _Parser(argparse.ArgumentParser):
         return next((dict(a.choices) for a in self._actions if isinstance(a, argparse._SubParsersAction)), {})
 
     def _flag_hint(self, command: argparse.ArgumentParser, extras: list[str]) -> str:
-        """'; did you mean --db?' for the first unknown flag close to one of the command's, or the
-        commands that take it when it is another command's flag."""
+        """For the first unknown flag: the commands that take it when it is another command's flag
+        (checked first: ``search --embedder`` is no typo of ``--embed-url``), else '; did you mean
+        --db?' when it is close to one of the command's."""
         import difflib
 
         flags = [s for a in command._actions for s in a.option_strings]
         for extra in (e.split("=", 1)[0] for e in extras if e.startswith("-")):
-            close = difflib.get_close_matches(extra, flags, n=1, cutoff=0.6)
-            if close:
-                return f"; did you mean {close[0]}?"
             elsewhere = [name for name, other in self._subcommands().items()
                          if any(extra in a.option_strings for a in other._actions)]
             if elsewhere:
-                return f"; {extra} is a flag of {', '.join(elsewhere)}"
+                why = _NOT_HERE.get((command.prog.split()[-1], extra), "")
+                return f"; {extra} is a flag of {', '.join(elsewhere)}{why}"
+            close = difflib.get_close_matches(extra, flags, n=1, cutoff=0.6)
+            if close:
+                return f"; did you mean {close[0]}?"
         return ""
+
+
+#: Why a command lacks another command's flag, where a user would expect it.
+_NOT_HERE = {("search", "--embedder"): " (search embeds the question with the embedder the knowledge base was "
+                                       "built with; another one needs its own --kb, ingested with it)"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -342,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"seams: error: {exc}", file=sys.stderr)
         return EXIT_BUSY
     except EmbedderError as exc:  # a search or evaluation whose embedder failed (an ingest fails its files)
-        print(f"seams: error: the embedder failed: {exc}", file=sys.stderr)
+        hint = " (is its server running? full-text search needs no embedder: --mode fts)" if args.command == "search" else ""
+        print(f"seams: error: the embedder failed: {exc}{hint}", file=sys.stderr)
         return EXIT_SOME_FAILED
     except KeyboardInterrupt:
         print("seams: interrupted", file=sys.stderr)
@@ -605,11 +613,26 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def _validation_message(exc) -> str:
+    """A setting's validation error as a user can act on it: the setting, the flag and environment
+    variable that set it, pydantic's reason and the value given, e.g. ``vector_weight
+    (--vector-weight, SEAMS_VECTOR_WEIGHT): Input should be greater than or equal to 0 (got -1.0)``."""
+    from flows.settings import Settings
+
+    flags = {flag for command in build_parser()._subcommands().values() for action in command._actions
+             for flag in action.option_strings}
     parts = []
     for error in exc.errors():
         where = ".".join(str(p) for p in error["loc"])
         message = error["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {message}" if where else message)
+        field = str(error["loc"][0]) if error["loc"] else ""
+        flag = f"--{_FLAG_OF.get(field, field).replace('_', '-')}"
+        names = [flag] if flag in flags else []
+        if field in Settings.model_fields:
+            names.append(f"SEAMS_{field.upper()}")
+        given = error.get("input")
+        got = f" (got {given!r})" if isinstance(given, (int, float, str)) and not isinstance(given, bool) else ""
+        label = f"{where} ({', '.join(names)})" if names else where
+        parts.append(f"{label}: {message}{got}" if where else message)
     return "; ".join(parts)
 
 

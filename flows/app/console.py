@@ -181,7 +181,8 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     if doc.furniture:
         distinct = list(dict.fromkeys(b.text for b in doc.furniture))
         shown = ", ".join(repr(t) for t in distinct[:4]) + (f" and {len(distinct) - 4} more" if len(distinct) > 4 else "")
-        out.print(f"[dim]furniture set aside (not in any chunk): {len(doc.furniture)} lines — {escape(shown)}[/]")
+        counted = f"{len(doc.furniture)} lines" + (f", {len(distinct)} distinct" if len(distinct) < len(doc.furniture) else "")
+        out.print(f"[dim]furniture set aside (not in any chunk): {counted} — {escape(shown)}[/]")
     out.print(f"strategy [bold]{escape(decision.strategy)}[/] — rule [bold]{escape(decision.rule)}[/]: "
               f"{escape(decision.evidence)}")
     out.print(f"[dim]{escape(_inspect_facts(doc, settings, path.name))}[/]")
