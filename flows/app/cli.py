@@ -112,8 +112,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _cutting(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", help="force a strategy for every file: page, section, sheet, slide, "
-                        "whole, general, or a baseline tokens:SIZE/OVERLAP, recursive:SIZE/OVERLAP, none; "
-                        "with the embedder: semantic:MAX, cluster:MAX, adaptive (the best-scoring of several cuts)")
+                        "whole, general, or a baseline tokens:SIZE/OVERLAP, recursive:SIZE/OVERLAP, none (each "
+                        "file one chunk); strategies that embed to cut, with the knowledge base's embedder: "
+                        "semantic:MAX, cluster:MAX, adaptive (the best-scoring of several cuts)")
     parser.add_argument("--override", action="append", metavar="GLOB=STRATEGY",
                         help="force a strategy for files matching GLOB (repeatable)")
     parser.add_argument("--disable-rule", action="append", metavar="RULE",
@@ -215,8 +216,11 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--json", action="store_true", help="print the report as JSON")
     ingest.set_defaults(run=cmd_ingest)
 
-    inspect = sub.add_parser("inspect", help="show how one file is classified and cut (writes nothing)")
-    inspect.add_argument("file")
+    inspect = sub.add_parser("inspect", help="show how one file is classified and cut (writes nothing)",
+                             description="Show how one file is read, classified and cut: the strategy and the rule "
+                             "that chose it, the facts it saw, and each chunk with its tokens, locator and rows. "
+                             "Writes nothing.")
+    inspect.add_argument("file", help="the file to inspect (any format seams reads)")
     _cutting(inspect)
     inspect.add_argument("--full", action="store_true", help="print whole chunk texts")
     inspect.add_argument("--chunk", type=int, metavar="N", help="print chunk N in full (negative counts from the end)")
@@ -230,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
         "search", help="query a knowledge base",
         description="Rank a knowledge base's chunks for a question. The question is embedded with the "
         "embedder the knowledge base was built with (it records it); SEAMS_EMBEDDER naming another is refused.")
-    search.add_argument("query")
+    search.add_argument("query", help="the question or words to look for (Korean, English or mixed)")
     search.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
     search.add_argument("--mode", help="hybrid (default: the full-text order, the vector ranking breaking near-ties and "
                         "filling in), fts (BM25 full text: words for Latin-script queries, character n-grams "
