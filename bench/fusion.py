@@ -35,37 +35,24 @@ from flows.embed import embedder_for, text_hash
 from flows.evaluate import metrics
 from flows.evaluate.configs import configurations
 from flows.evaluate.results import Options
-from flows.evaluate.runner import embed_texts, load_dataset
-from flows.index.search import fts_ranking, fuse
+from flows.evaluate.runner import embed_texts, load_dataset, ranked_rows
+from flows.index.search import fuse
 from flows.index.store import Store
-from flows.index.upkeep import VECTOR_SEARCH_COLUMN
 from flows.settings import Settings
 
 Scored = list[tuple[metrics.Span, float]]  # a ranking, best first, with each chunk's score
-COLUMNS = ["chunk_id", "doc_id", "char_start", "char_end"]
 
 
 def rankings(table, passages, questions, vectors: np.ndarray, depth: int) -> tuple[list[Scored], list[Scored]]:
-    """Each question's vector and full-text rankings, ``depth`` deep, ranked as ``seams search`` and
-    ``seams evaluate`` rank them (:func:`flows.evaluate.runner.rank_chunks`: ties by chunk id, full
-    text by :func:`flows.index.search.fts_ranking` with the codes and the English passages), each
-    chunk with its score (cosine; BM25, or reciprocal rank where full text fused two rankings)."""
+    """Each question's vector and full-text rankings, ``depth`` deep, ranked by the function
+    ``seams evaluate`` ranks with (:func:`flows.evaluate.runner.ranked_rows`), each chunk with its
+    score (cosine; BM25, or reciprocal rank where full text fused two rankings)."""
     def span(row: dict) -> metrics.Span:
         return metrics.Span(row["doc_id"], row["char_start"], row["char_end"])
 
-    vector: list[Scored] = []
-    for query in vectors:  # one search each: several vectors are one query of a multivector column
-        rows = (table.search(query, vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(depth)
-                .select([*COLUMNS, "_distance"]).to_arrow().to_pylist())
-        rows.sort(key=lambda row: (row["_distance"], row["chunk_id"]))
-        vector.append([(span(row), 1.0 - float(row["_distance"])) for row in rows])
-    fts: list[Scored] = []
-    for question in questions:
-        try:
-            rows = fts_ranking(table, question.text, depth, passages, COLUMNS)
-        except (ValueError, RuntimeError, OSError):
-            rows = []
-        fts.append([(span(row), float(row["_score"])) for row in rows])
+    ranked, _ = ranked_rows(table, questions, vectors, ("vector", "fts"), depth, passages)
+    vector = [[(span(row), 1.0 - float(row["_distance"])) for row in rows] for rows in ranked["vector"]]
+    fts = [[(span(row), float(row["_score"])) for row in rows] for rows in ranked["fts"]]
     return vector, fts
 
 

@@ -82,12 +82,13 @@ def parse_image(path: Path, ocr: OcrOptions | None = None) -> Document:
         raise NeedsOcr(f"an image: its text needs OCR, and {exc}") from exc
     except OSError as exc:  # truncated or damaged image data
         raise CorruptFile(f"unreadable image (truncated or damaged): {exc}") from exc
+    reason = f"over SEAMS_OCR_MAX_PAGES ({options.max_pages}) or the file's time for OCR"
     if unread:
         warnings.insert(0, f"frames {', '.join(map(str, unread[:10]))}{' …' if len(unread) > 10 else ''} not read: "
-                           f"over SEAMS_OCR_MAX_PAGES ({options.max_pages}) or the file's time for OCR")
+                           + reason)
     if not pages:
         raise TooLarge(warnings[0]) if unread else EmptyFile("an image with no frames")
-    return ocr_document(str(path), "image", pages, warnings)
+    return ocr_document(str(path), "image", pages, warnings, unread=tuple((number, reason) for number in unread))
 
 
 def _dpi(frame: Any) -> float:

@@ -196,6 +196,9 @@ class Properties:
     sheets: tuple[str, ...] = ()
     hidden_sheets: tuple[str, ...] = ()
     slides: int = 0
+    #: Scanned pages (an image's frames) left without text because OCR did not read them, each with
+    #: why: ``(page, reason)`` in page order. A report can say what is missing without parsing warnings.
+    unread: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -77,8 +77,8 @@ def test_the_report_says_what_ocr_read_and_what_it_could_not():
     assert "OCR:" not in markdown(_evaluation())
     scanned = Document("a.pdf", "pdf", (), Properties(pages=(PageInfo(1, 595, 842, 0, ocr=88.0),
                                                             PageInfo(2, 595, 842, 900), PageInfo(3, 595, 842, 0, ocr=71.5))))
-    unread = Document("b.pdf", "pdf", (), Properties(pages=(PageInfo(1, 595, 842, 0),)),
-                      warnings=("scanned page 1 not read: no OCR engine (install Tesseract)",))
+    unread = Document("b.pdf", "pdf", (), Properties(pages=(PageInfo(1, 595, 842, 0),),
+                                                     unread=((1, "no OCR engine (install Tesseract)"),)))
     evaluation = _evaluation()
     evaluation = replace(evaluation, dataset=replace(evaluation.dataset, documents={"a.pdf": scanned, "b.pdf": unread}))
     text = markdown(evaluation)

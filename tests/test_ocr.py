@@ -234,7 +234,7 @@ def test_without_the_engine_the_ingest_says_so_at_its_start(scans, tmp_path, cap
     assert "seams: note: 1 image file(s) found" in err and "apt-get install tesseract-ocr" in err
 
 
-def test_a_pdf_with_text_pages_loses_nothing_without_the_engine(tmp_path):
+def test_a_pdf_with_text_pages_loses_nothing_without_the_engine(tmp_path, monkeypatch, capsys):
     import pypdfium2 as pdfium
 
     mixed_path = tmp_path / "mixed.pdf"
@@ -251,6 +251,11 @@ def test_a_pdf_with_text_pages_loses_nothing_without_the_engine(tmp_path):
     assert "제1조(목적)" in document.text and "제6조" in document.text
     assert any("scanned page 3 not read" in w and "apt-get install" in w for w in document.warnings)
     assert all(p.ocr is None for p in document.properties.pages)
+    [(page, reason)] = document.properties.unread  # what a report says is missing, without parsing warnings
+    assert page == 3 and "apt-get install" in reason
+    monkeypatch.setenv("SEAMS_OCR_COMMAND", str(tmp_path / "none"))
+    assert main(["inspect", str(mixed_path), "--json"]) == 0
+    assert [p["page"] for p in json.loads(capsys.readouterr().out)["unread_pages"]] == [3]
     with pytest.raises(NeedsOcr, match="apt-get install"):
         parse(tmp_path / "scan.pdf", ocr=OcrOptions(command=str(tmp_path / "none")))
 

@@ -195,7 +195,7 @@ _NOT_HERE = {("search", "--embedder"): " (search embeds the question with the em
                                        "built with; another one needs its own --kb, ingested with it)"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> _Parser:
     parser = _Parser(
         prog="seams",
         description="Cut documents at their own seams (pages, sections, sheets, slides) and load the "
@@ -344,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"seams: error: {exc}", file=sys.stderr)
         return EXIT_NO_SERVER
     except ValidationError as exc:
-        print(f"seams: error: {_validation_message(exc)}", file=sys.stderr)
+        print(f"seams: error: {_validation_message(exc, parser)}", file=sys.stderr)
         return EXIT_USAGE
     except UsageError as exc:
         print(f"seams: error: {exc}", file=sys.stderr)
@@ -422,8 +422,6 @@ def _require_same_embedder(settings: Settings) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from pydantic import ValidationError
-
     from flows.app import console
     from flows.ingest.sources import is_uri, require
 
@@ -432,10 +430,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
     for uri in (p for p in args.paths if is_uri(p)):
         require(uri)  # s3:// needs the s3 extra
-    try:
-        settings = _settings(args)
-    except ValidationError as exc:
-        raise UsageError(_validation_message(exc)) from None
+    settings = _settings(args)  # a bad setting is a usage error, said by main()
     from flows.app.server import one_off_api
 
     _require_runner(settings)
@@ -616,13 +611,14 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _validation_message(exc) -> str:
-    """A setting's validation error as a user can act on it: the setting, the flag and environment
-    variable that set it, pydantic's reason and the value given, e.g. ``vector_weight
-    (--vector-weight, SEAMS_VECTOR_WEIGHT): Input should be greater than or equal to 0 (got -1.0)``."""
+def _validation_message(exc, parser: _Parser) -> str:
+    """A setting's validation error as a user can act on it: the setting, the flag (one of ``parser``'s
+    commands') and environment variable that set it, pydantic's reason and the value given, e.g.
+    ``vector_weight (--vector-weight, SEAMS_VECTOR_WEIGHT): Input should be greater than or equal to 0
+    (got -1.0)``."""
     from flows.settings import Settings
 
-    flags = {flag for command in build_parser()._subcommands().values() for action in command._actions
+    flags = {flag for command in parser._subcommands().values() for action in command._actions
              for flag in action.option_strings}
     parts = []
     for error in exc.errors():

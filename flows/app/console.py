@@ -124,9 +124,10 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     (an ordinal as listed; negative counts from the end), that one chunk in full.
 
     JSON keeps its keys: file, format, blocks, chars, warnings, ocr_pages (the pages read by OCR, with
-    their mean word confidence), furniture (the running headers,
-    footers and page numbers set aside, with their pages), decision, chunks (each chunk's fields but
-    its merge group; ``index_text`` is its table rows with their columns' labels). With ``chunk``,
+    their mean word confidence), unread_pages (scanned pages OCR did not read, with why), furniture
+    (the running headers, footers and page numbers set aside, with their pages), decision, chunks
+    (each chunk's fields but its merge group; ``index_text`` is its table rows with their columns'
+    labels). With ``chunk``,
     ``chunks`` holds that chunk alone and ``chunk`` its ordinal. With ``embedded``, each chunk is
     shown as the embedder reads it (:func:`flows.ingest.pipeline.embed_text`), then the passages
     embedded beside it (:func:`flows.ingest.pipeline.embedded_texts`: counted, and printed in full
@@ -161,6 +162,7 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
             "file": str(path), "format": doc.format, "blocks": len(doc.blocks), "chars": len(doc.text),
             "warnings": list(doc.warnings),
             "ocr_pages": [{"page": p.number, "confidence": p.ocr} for p in doc.properties.pages if p.ocr is not None],
+            "unread_pages": [{"page": page, "reason": reason} for page, reason in doc.properties.unread],
             "furniture": [{"text": b.text, "page": b.locator.page} for b in doc.furniture],
             "decision": asdict(decision),
             "chunks": [{k: v for k, v in asdict(chunks[i]).items() if k != "group"} for i in selected],

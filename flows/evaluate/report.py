@@ -183,16 +183,15 @@ def ocr_summary(data) -> str:
     two machines (one with Tesseract, one without) cut the same files differently and score
     differently. "" when the data set has no scanned page."""
     read = sum(1 for doc in data.documents.values() for page in doc.properties.pages if page.ocr is not None)
-    unread = [(doc_id, warning) for doc_id, doc in data.documents.items() for warning in doc.warnings
-              if warning.startswith(("scanned page", "frames ")) and " not read: " in warning]
+    unread = [(doc_id, doc.properties.unread) for doc_id, doc in data.documents.items() if doc.properties.unread]
     parts = []
     if read:
         files = sum(1 for doc in data.documents.values() if any(page.ocr is not None for page in doc.properties.pages))
         parts.append(f"{read} scanned page(s) of {files} file(s) read by OCR")
     if unread:
-        doc_id, warning = unread[0]
-        parts.append(f"scanned pages of {len({d for d, _ in unread})} file(s) not read (`{doc_id}`: "
-                     f"{warning.split(' not read: ', 1)[1]}), so their text is not in the collection")
+        doc_id, pages = unread[0]
+        parts.append(f"scanned pages of {len(unread)} file(s) not read (`{doc_id}`: {pages[0][1]}), "
+                     "so their text is not in the collection")
     return ("OCR: " + "; ".join(parts) + ".") if parts else ""
 
 

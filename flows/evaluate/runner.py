@@ -286,11 +286,13 @@ def _disk_size(path: Path) -> int | None:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray, modes: Sequence[str],
+def ranked_rows(table, questions: Sequence[Question], query_vectors: np.ndarray, modes: Sequence[str],
                 depth: int, passages=None, vector_weight: float = VECTOR_WEIGHT,
-                ) -> tuple[dict[str, list[list[metrics.Span]]], int]:
-    """For every mode, each question's ranked chunk spans (``depth`` deep). Returns (rankings, fts failures).
-    ``hybrid`` fuses the two rankings with ``vector_weight`` as search does (:func:`hybrid_weight`)."""
+                ) -> tuple[dict[str, list[list[dict]]], int]:
+    """For every mode, each question's ranked rows (``depth`` deep), as ``seams search`` ranks them:
+    vector rows carry ``_distance`` (cosine; ties by chunk id), full-text rows ``_score`` (BM25, or
+    reciprocal rank where :func:`flows.index.search.fts_ranking` fused two rankings); ``hybrid`` fuses
+    the two with ``vector_weight`` (:func:`hybrid_weight`). Returns (rankings, fts failures)."""
     rankings: dict[str, list[list[dict]]] = {}
     failures = 0
     if "vector" in modes or "hybrid" in modes:
@@ -311,8 +313,16 @@ def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray,
             rankings["fts"].append(rows)
     if "hybrid" in modes:
         rankings["hybrid"] = [fuse(v, f, depth, vector_weight) for v, f in zip(rankings["vector"], rankings["fts"], strict=True)]
-    spans = {mode: [[metrics.Span(r["doc_id"], r["char_start"], r["char_end"]) for r in rows] for rows in rankings[mode]]
-             for mode in modes}
+    return {mode: rankings[mode] for mode in modes}, failures
+
+
+def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray, modes: Sequence[str],
+                depth: int, passages=None, vector_weight: float = VECTOR_WEIGHT,
+                ) -> tuple[dict[str, list[list[metrics.Span]]], int]:
+    """For every mode, each question's ranked chunk spans (:func:`ranked_rows`). Returns (rankings, fts failures)."""
+    rankings, failures = ranked_rows(table, questions, query_vectors, modes, depth, passages, vector_weight)
+    spans = {mode: [[metrics.Span(r["doc_id"], r["char_start"], r["char_end"]) for r in rows] for rows in ranked]
+             for mode, ranked in rankings.items()}
     return spans, failures
 
 

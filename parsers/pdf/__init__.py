@@ -96,7 +96,7 @@ def parse_pdf(path: Path, ocr: OcrOptions | None = None) -> Document:
         warnings.extend(scans.warnings())
     properties = Properties(
         title=normalize_line(metadata.get("Title", "")), author=normalize_line(metadata.get("Author", "")),
-        subject=normalize_line(metadata.get("Subject", "")),
+        subject=normalize_line(metadata.get("Subject", "")), unread=scans.unread_pages(),
     )
     document = assemble_document(str(path), "pdf", pages, properties, warnings)
     scans.check(document)

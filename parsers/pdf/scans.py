@@ -143,6 +143,10 @@ class Scans:
         self.unread.setdefault(reason, []).append(page.number)
         return page
 
+    def unread_pages(self) -> tuple[tuple[int, str], ...]:
+        """The scanned pages OCR did not read, each with why, in page order."""
+        return tuple(sorted((number, reason) for reason, pages in self.unread.items() for number in pages))
+
     def warnings(self) -> list[str]:
         out = [f"scanned page{'s' if len(pages) > 1 else ''} {_page_list(pages)} not read: {reason}"
                for reason, pages in self.unread.items()]
@@ -167,9 +171,10 @@ def _page_list(pages: Sequence[int]) -> str:
 
 
 def ocr_document(path: str, fmt: str, pages: Sequence[tuple[float, float, OcrPage]],
-                 warnings: Sequence[str] = ()) -> Document:
+                 warnings: Sequence[str] = (), unread: tuple[tuple[int, str], ...] = ()) -> Document:
     """A document of OCR'd page images (width and height in points, what the engine read), laid
-    out as a PDF's text pages are (paragraphs, headings by size, running headers set aside)."""
+    out as a PDF's text pages are (paragraphs, headings by size, running headers set aside);
+    ``unread``: the pages that were not read, each with why."""
     read = [Page(number, width, height, _ocr_lines(result), ocr=result.confidence)
             for number, (width, height, result) in enumerate(pages, start=1)]
-    return assemble_document(path, fmt, read, Properties(), warnings)
+    return assemble_document(path, fmt, read, Properties(unread=unread), warnings)
