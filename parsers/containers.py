@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import codecs
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from parsers.errors import CorruptFile, TooLarge
 
@@ -66,6 +68,21 @@ def check_ooxml(path: Path, streamed: tuple[str, ...] = ()) -> None:
         raise CorruptFile(f"broken zip container: {exc}") from exc
     except (OSError, EOFError, ValueError, NotImplementedError) as exc:  # zlib errors, bad members
         raise CorruptFile(f"unreadable zip member: {type(exc).__name__}: {exc}") from exc
+
+
+def open_ooxml(path: Path, opener: Callable[[Any], Any], what: str,
+               not_a_package: type[Exception]) -> Any:
+    """``opener``'s package read from ``path`` after :func:`check_ooxml`, from a file object (its type
+    was detected from the content, not the name); a package ``opener`` cannot read (its library's
+    ``not_a_package``, a missing part, broken XML) raises CorruptFile naming ``what`` it should be."""
+    from lxml import etree
+
+    check_ooxml(path)
+    with path.open("rb") as handle:
+        try:
+            return opener(handle)
+        except (not_a_package, KeyError, ValueError, TypeError, zipfile.BadZipFile, etree.LxmlError) as exc:
+            raise CorruptFile(f"unreadable {what}: {type(exc).__name__}: {exc}") from exc
 
 
 def _check_sizes(infos: list[zipfile.ZipInfo], streamed: tuple[str, ...]) -> None:

@@ -31,14 +31,12 @@ content controls (``w:sdt``), tracked insertions (``w:ins``), simple fields, and
 from __future__ import annotations
 
 import re
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parsers.containers import check_ooxml
+from parsers.containers import open_ooxml
 from parsers.contents import contents_as_entries
-from parsers.errors import CorruptFile
 from parsers.model import Block, Document, Properties
 from parsers.tables import Span, make_table, normalize_cell
 from parsers.text import CIRCLED_DIGITS, GANADA, HANGUL_JAMO, normalize_line, roman_numeral
@@ -156,16 +154,8 @@ def _format_number(n: int, fmt: str) -> str:
 
 def parse_docx(path: Path) -> Document:
     from docx.opc.exceptions import PackageNotFoundError
-    from lxml import etree
 
-    check_ooxml(path)
-    with path.open("rb") as handle:  # a file object: the type was detected from the content
-        try:
-            document = _open(handle)
-        except (PackageNotFoundError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as exc:
-            raise CorruptFile(f"unreadable Word document: {type(exc).__name__}: {exc}") from exc
-        except etree.LxmlError as exc:  # XMLSyntaxError: a broken or hostile part
-            raise CorruptFile(f"unreadable Word document: {type(exc).__name__}: {exc}") from exc
+    document = open_ooxml(path, _open, "Word document", PackageNotFoundError)
     reader = _BodyReader(_styles(document), _numbering(document))
     blocks: list[Block] = []
     headers, footers = _page_furniture(document)

@@ -16,13 +16,11 @@ Also reads .pptm (macros never run), .potx and .ppsx, which python-pptx itself r
 
 from __future__ import annotations
 
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parsers.containers import check_ooxml
-from parsers.errors import CorruptFile
+from parsers.containers import open_ooxml
 from parsers.model import Block, Document, Locator, Properties
 from parsers.tables import Span, make_table, normalize_cell
 from parsers.text import normalize_line, normalize_text
@@ -54,14 +52,7 @@ def parse_pptx(path: Path) -> Document:
     from lxml import etree
     from pptx.exc import PackageNotFoundError
 
-    check_ooxml(path)
-    with path.open("rb") as handle:  # a file object: the type was detected from the content
-        try:
-            deck = _open(handle)
-        except (PackageNotFoundError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as exc:
-            raise CorruptFile(f"unreadable presentation: {type(exc).__name__}: {exc}") from exc
-        except etree.LxmlError as exc:  # XMLSyntaxError: a broken or hostile part
-            raise CorruptFile(f"unreadable presentation: {type(exc).__name__}: {exc}") from exc
+    deck = open_ooxml(path, _open, "presentation", PackageNotFoundError)
     blocks: list[Block] = []
     warnings: list[str] = []
     height = deck.slide_height or 6858000

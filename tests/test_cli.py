@@ -23,8 +23,9 @@ def test_help_on_every_subcommand(command, capsys):
 
 
 def test_usage_errors_exit_2(tmp_path, capsys):
-    assert main(["ingest", str(tmp_path / "missing")]) == EXIT_USAGE
-    assert "no such file or folder" in capsys.readouterr().err
+    for command in (["ingest"], ["serve", "--every", "1h"]):
+        assert main([*command, str(tmp_path / "missing")]) == EXIT_USAGE
+        assert "no such file or folder" in capsys.readouterr().err
     (tmp_path / "a.txt").write_text("x")
     assert main(["ingest", str(tmp_path), "--strategy", "bogus", "--db", str(tmp_path / "db")]) == EXIT_USAGE
     err = capsys.readouterr().err

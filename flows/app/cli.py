@@ -421,15 +421,21 @@ def _require_same_embedder(settings: Settings) -> None:
     settings.with_recorded_embedder(Store(settings.db, settings.kb).recorded_embedder())
 
 
-def cmd_ingest(args: argparse.Namespace) -> int:
-    from flows.app import console
+def _require_paths(paths: list[str]) -> None:
+    """Every local path exists and every URI's scheme has its extra installed (s3:// needs ``s3``)."""
     from flows.ingest.sources import is_uri, require
 
-    missing = [p for p in args.paths if not is_uri(p) and not Path(p).exists()]
+    missing = [p for p in paths if not is_uri(p) and not Path(p).exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
-    for uri in (p for p in args.paths if is_uri(p)):
-        require(uri)  # s3:// needs the s3 extra
+    for uri in (p for p in paths if is_uri(p)):
+        require(uri)
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from flows.app import console
+
+    _require_paths(args.paths)
     settings = _settings(args)  # a bad setting is a usage error, said by main()
     from flows.app.server import one_off_api
 
@@ -504,13 +510,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from flows.app.serve import parse_every, serve_folders
     from flows.app.server import dashboard_url, local_server
-    from flows.ingest.sources import is_uri, require
 
-    missing = [p for p in args.paths if not is_uri(p) and not Path(p).exists()]
-    if missing:
-        raise UsageError(f"no such file or folder: {', '.join(missing)}")
-    for uri in (p for p in args.paths if is_uri(p)):
-        require(uri)  # s3:// needs the s3 extra
+    _require_paths(args.paths)
     every = parse_every(args.every) if args.every else None
     if args.retry_failed and args.no_run_now:
         raise UsageError("--retry-failed is for the run started at once; it cannot go with --no-run-now")
