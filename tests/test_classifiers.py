@@ -199,7 +199,7 @@ def test_inspect_one_chunk_in_full(tmp_path, capsys):
     path.write_text(REGULATION, "utf-8")
     assert inspect_file(path, Settings(), as_json=True) == 0
     everything = json.loads(capsys.readouterr().out)
-    assert set(everything) == {"file", "format", "blocks", "chars", "warnings", "ocr_pages", "furniture", "decision",
+    assert set(everything) == {"file", "format", "blocks", "chars", "warnings", "ocr_pages", "unread_pages", "furniture", "decision",
                                "chunks"}, \
         "stable keys"
     last = len(everything["chunks"]) - 1
