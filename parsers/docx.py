@@ -14,7 +14,8 @@ content controls (``w:sdt``), tracked insertions (``w:ins``), simple fields, and
   their label too.
 - Tables: the grid is rebuilt from ``gridSpan``/``vMerge``/``gridBefore`` so merged and ragged rows
   keep their columns; rows marked "repeat as header row" (``w:tblHeader``) are the header rows,
-  otherwise they are detected. A table nested in a cell is read into that cell's text.
+  otherwise they are detected. A table of one cell is a frame, its content read in its place; a
+  table nested in a cell of another is a table of its own after it (:func:`parsers.tables.table_blocks`).
 - Tables of contents are list items, never headings: a TOC's entries repeat every heading of the
   document with a page number, and read as headings they would open sections of their own and stay
   on as stale ancestors of the body after them. Word marks its TOC three ways — entries styled
@@ -38,7 +39,7 @@ from typing import Any
 from parsers.containers import open_ooxml
 from parsers.contents import contents_as_entries
 from parsers.model import Block, Document, Properties
-from parsers.tables import Span, make_table, normalize_cell
+from parsers.tables import Span, cell_line, make_table, table_blocks
 from parsers.text import CIRCLED_DIGITS, GANADA, HANGUL_JAMO, normalize_line, roman_numeral
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -352,9 +353,7 @@ class _BodyReader:
             if tag == _q("w:p"):
                 self._paragraph(child, blocks)
             elif tag == _q("w:tbl"):
-                block = self._table(child)
-                if block is not None:
-                    blocks.append(block)
+                blocks.extend(self._table(child))
             elif tag == _q("w:sdt"):
                 content = child.find(_q("w:sdtContent"))
                 if content is not None:
@@ -434,8 +433,9 @@ class _BodyReader:
             return Block("list_item", text, level=ilvl)
         return Block("paragraph", text)
 
-    def _table(self, tbl: Any) -> Block | None:
+    def _table(self, tbl: Any) -> list[Block]:
         grid: list[list[str | None]] = []
+        cells: list[list[Block]] = []  # the blocks read in each cell, in reading order
         spans: dict[tuple[int, int], list[int]] = {}
         origin_in_column: dict[int, tuple[int, int]] = {}
         declared_headers = 0
@@ -462,7 +462,10 @@ class _BodyReader:
                     box[2] = r
                     row.extend([None] * width)
                     continue
-                row.append(self._cell_text(tc))
+                own: list[Block] = []
+                self.read(tc, own)
+                cells.append(own)
+                row.append(cell_line(own))
                 row.extend([None] * (width - 1))
                 for c in range(col, col + width):
                     origin_in_column[c] = (r, col)
@@ -471,14 +474,7 @@ class _BodyReader:
             grid.append(row)
         span_list = [Span(*box) for box in spans.values()]
         table = make_table(grid, span_list, header_rows=declared_headers or None)
-        if table is None:
-            return None
-        return Block("table", table.render(), table=table)
-
-    def _cell_text(self, tc: Any) -> str:
-        nested: list[Block] = []
-        self.read(tc, nested)
-        return normalize_cell(" ".join(b.text.replace("\n", " ") for b in nested))
+        return table_blocks(table, cells, len(grid), max((len(row) for row in grid), default=0))
 
 
 def _field_name(instruction: str) -> str:

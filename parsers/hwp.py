@@ -21,8 +21,8 @@ the format a text extractor needs is small. The layout, from Hancom's published 
   for the next ``CTRL_HEADER`` of the paragraph, which is how a table is placed inside its text.
 
 What comes out matches the HWPX parser (:mod:`parsers.hwpx`): paragraphs in order, outline headings
-at their level, tables on their cell grid (``LIST_HEADER`` of each cell gives its address and span),
-text boxes after their paragraph, notes after the body, headers and footers as furniture, and the
+at their level, tables on their cell grid (``LIST_HEADER`` of each cell gives its address and span;
+a frame of one cell read in its place, a table nested in a cell after its table), text boxes after their paragraph, notes after the body, headers and footers as furniture, and the
 labels Hangul draws for outline, numbered and bulleted paragraphs (``1.``, ``가.``, ``•``) rendered
 in front of their text, as :mod:`parsers.hwpx` does (:class:`parsers.text.HangulNumbering`); the
 outline's numbering is the one the section definition (``secd``) names.
@@ -56,7 +56,7 @@ from parsers.detect import HWP_SIGNATURE
 from parsers.errors import CorruptFile, EncryptedFile, TooLarge
 from parsers.model import Block, Document, Properties
 from parsers.pagination import Pagination, page_size
-from parsers.tables import Span, make_table, normalize_cell
+from parsers.tables import Span, cell_line, make_table, table_blocks
 from parsers.text import HangulNumbering, NumberingLevels, bullet_label, normalize_line, normalize_text
 
 #: One decompressed stream may not be larger than this (a deflate bomb in one section)…
@@ -461,11 +461,11 @@ class _Reader:
         grid = [[""] * width for _ in range(height)]
         spans = []
         for row, col, down, across, own in cells:
-            grid[row][col] = normalize_cell(" ".join(b.text.replace("\n", " ") for b in own))
+            grid[row][col] = cell_line(own)
             if down > 1 or across > 1:
                 spans.append(Span(row, col, row + down - 1, col + across - 1))
         table = make_table(grid, spans, normalized=True)
-        return [] if table is None else [Block("table", table.render(), table=table)]
+        return table_blocks(table, [own for *_, own in cells], height, width)
 
 
 def parse_hwp(path: Path) -> Document:

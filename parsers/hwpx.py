@@ -14,8 +14,10 @@ versions (``…/hwpml/2011/paragraph``, ``…/2016/HwpMl``) and the names did no
   put in front, as the DOCX parser does: the section grammar needs it.
 - Tables (``hp:tbl``) are placed on their grid by ``hp:cellAddr`` and ``hp:cellSpan``; cells marked
   ``header="1"`` in the leading rows are the header rows, otherwise they are detected
-  (:func:`parsers.tables.make_table`). A table inside a cell is read into that cell's text. A table
-  splits its paragraph: text before it, the table, text after it.
+  (:func:`parsers.tables.make_table`). A table of one cell is a frame, its content read in its
+  place; a table inside a cell of another is a table of its own after it
+  (:func:`parsers.tables.table_blocks`). A table splits its paragraph: text before it, the table,
+  text after it.
 - Text boxes and drawing objects with text (``hp:drawText``) follow the paragraph that anchors them.
 - Footnotes and endnotes follow the body (``Footnote 1: …``); page headers and footers
   (deduplicated) are ``furniture`` blocks, headers first, footers last.
@@ -50,7 +52,7 @@ from parsers.containers import check_ooxml, prolog_problem
 from parsers.errors import CorruptFile, EncryptedFile
 from parsers.model import Block, Document, Properties
 from parsers.pagination import Pagination, page_size
-from parsers.tables import Span, make_table, normalize_cell
+from parsers.tables import Span, cell_line, make_table, table_blocks
 from parsers.text import HangulNumbering, bullet_label, normalize_line, normalize_text
 
 _SECTION = re.compile(r"(?:^|/)section(\d+)\.xml$", re.IGNORECASE)
@@ -318,7 +320,7 @@ class _Reader:
     def _grid(self, tbl: Any) -> list[Block]:
         rows = _children(tbl, "tr")
         height = max(_int(tbl.get("rowCnt")), len(rows))
-        cells: list[tuple[int, int, int, int, str, bool]] = []  # row, col, rows, cols, text, header
+        cells: list[tuple[int, int, int, int, list[Block], bool]] = []  # row, col, rows, cols, blocks, header
         taken: set[tuple[int, int]] = set()
         for r, tr in enumerate(rows):
             col = 0
@@ -336,7 +338,9 @@ class _Reader:
                 for dr in range(down):
                     for dc in range(across):
                         taken.add((row + dr, col + dc))
-                cells.append((row, col, down, across, self._cell_text(tc), tc.get("header") == "1"))
+                own: list[Block] = []
+                self.read(tc, own)
+                cells.append((row, col, down, across, own, tc.get("header") == "1"))
                 col += across
         if not cells:
             return []
@@ -347,8 +351,8 @@ class _Reader:
         grid: list[list[str]] = [[""] * width for _ in range(height)]
         spans = []
         header_cells: dict[int, list[bool]] = {}
-        for row, col, down, across, text, header in cells:
-            grid[row][col] = text
+        for row, col, down, across, own, header in cells:
+            grid[row][col] = cell_line(own)
             header_cells.setdefault(row, []).append(header)
             if down > 1 or across > 1:
                 spans.append(Span(row, col, row + down - 1, col + across - 1))
@@ -356,12 +360,7 @@ class _Reader:
         while declared < height and header_cells.get(declared) and all(header_cells[declared]):
             declared += 1
         table = make_table(grid, spans, header_rows=declared or None, normalized=True)
-        return [] if table is None else [Block("table", table.render(), table=table)]
-
-    def _cell_text(self, tc: Any) -> str:
-        nested: list[Block] = []
-        self.read(tc, nested)
-        return normalize_cell(" ".join(b.text.replace("\n", " ") for b in nested))
+        return table_blocks(table, [own for *_, own, _ in cells], height, width)
 
 
 # ---------------------------------------------------------------------------------- the package

@@ -41,7 +41,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from parsers.model import PACKED_SEPARATOR, PackedRows, Table
+from parsers.model import PACKED_SEPARATOR, Block, PackedRows, Table
 
 MAX_HEADER_ROWS = 3
 _YEAR = re.compile(r"^(19|20)\d\d$")
@@ -85,6 +85,29 @@ def normalize_cell(value: object) -> str:
 def is_value(text: str) -> bool:
     """True for numbers, amounts, percentages, dates, times, booleans and Excel error values."""
     return bool(text) and _VALUE.match(text) is not None
+
+
+def cell_line(blocks: Sequence[Block]) -> str:
+    """A word processor's table cell as one cell of text: its blocks joined on a line, but the
+    tables nested in it, which stay tables (:func:`table_blocks`)."""
+    return normalize_cell(" ".join(b.text.replace("\n", " ") for b in blocks if b.kind != "table"))
+
+
+def table_blocks(table: Table | None, cells: Sequence[Sequence[Block]], height: int, width: int) -> list[Block]:
+    """What a word processor's table (HWP, HWPX, DOCX) becomes, given its ``height`` × ``width`` grid,
+    its :class:`Table` (its cells as :func:`cell_line` reads them) and the blocks read in each cell.
+
+    - A table of one cell is a frame: a box drawn round text, as Hangul documents put a whole annex
+      or summary in one. Its blocks stand in its place as they are (headings, paragraphs, tables):
+      read as one cell they were one line, the rows of the tables inside run together.
+    - Any other table is itself, then each table nested in its cells as a table of its own (in
+      reading order), so a nested table keeps its rows and header as every table does; its cell
+      keeps its own words.
+    """
+    if height == 1 and width == 1 and len(cells) == 1:
+        return list(cells[0])
+    nested = [block for blocks in cells for block in blocks if block.kind == "table"]
+    return ([] if table is None else [Block("table", table.render(), table=table)]) + nested
 
 
 def make_table(

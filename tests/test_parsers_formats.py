@@ -364,6 +364,40 @@ def test_docx_numbering_labels() -> None:
         ["IV", "d", "ㄹ", "04"]
 
 
+def test_docx_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows(tmp_path: Path) -> None:
+    """Word documents box text in a table of one cell too, and nest tables in cells (the real
+    ``docx-tables.docx`` of ../shared/samples has a 2×2 table in a cell). Read into the cell's text, a
+    nested table's cells ran into the outer row's columns (``d | e | f g&t | h | i``: five in a row of
+    three). A frame is its content in place; a nested table is a table of its own after its table."""
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("□ 기술능력 평가")
+    frame = document.add_table(rows=1, cols=1).cell(0, 0)
+    frame.paragraphs[0].text = "가. 기술등급"
+    scores = frame.add_table(rows=2, cols=2)
+    for (r, c), text in zip([(0, 0), (0, 1), (1, 0), (1, 1)], ["등급", "평점", "T1", "10"], strict=True):
+        scores.cell(r, c).text = text
+    frame.add_paragraph("※ 최근 등급으로 평가한다")
+    outer = document.add_table(rows=2, cols=3)
+    for (r, c), text in zip([(0, 0), (0, 1), (0, 2), (1, 0), (1, 2)], ["구분", "현행", "개정", "본봉표", "삭제"],
+                            strict=True):
+        outer.cell(r, c).text = text
+    outer.cell(1, 1).text = "2023년 기준"
+    inner = outer.cell(1, 1).add_table(rows=2, cols=2)
+    for (r, c), text in zip([(0, 0), (0, 1), (1, 0), (1, 1)], ["직급", "제1호봉", "1급", "10,941,230"], strict=True):
+        inner.cell(r, c).text = text
+    document.add_paragraph("○ 끝")
+    path = tmp_path / "기준.docx"
+    document.save(str(path))
+    doc = parse(path)
+    shown = [(b.kind, b.text) for b in doc.blocks]
+    assert shown[:5] == [("paragraph", "□ 기술능력 평가"), ("paragraph", "가. 기술등급"),
+                         ("table", "등급 | 평점\nT1 | 10"), ("paragraph", "※ 최근 등급으로 평가한다"),
+                         ("table", "구분 | 현행 | 개정\n본봉표 | 2023년 기준 | 삭제")]
+    assert shown[5:] == [("table", "직급 | 제1호봉\n1급 | 10,941,230"), ("paragraph", "○ 끝")]
+
+
 def test_docx_footnotes_and_macro_enabled_type(tmp_path: Path) -> None:
     path = make_docx(tmp_path / "a.docm", ["본문 문단입니다."])
     w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"

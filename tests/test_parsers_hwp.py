@@ -118,6 +118,31 @@ def test_hwpx_table_with_merged_header(report: Path) -> None:
     assert doc.blocks[position - 1].text.startswith("○ 최근 3년간"), "the table stays where it was"
 
 
+SCORES = (("등급", "평점"), ("T1", "10"), ("T2", "9.8"), ("T3", "9.6"))
+
+
+def test_hwpx_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows(tmp_path: Path) -> None:
+    """Hangul documents draw a box round a whole annex as a table of one cell. Read as one cell, the
+    annex was one line: its paragraphs run together and the rows of the table inside it ran into
+    each other (``등급 | 평점 T1 | 10 T2 | 9.8 …``), so no row of it could be cut or found as a row.
+    A table nested in a cell of a real table is a table of its own after it; its cell keeps its words."""
+    items = [("h1", "1. 심사 기준"), ("body", "□ 기술능력은 다음과 같이 평가한다."),
+             ("frame", ["가. 기술등급(배점한도 10점)", ("table", SCORES), "※ 최근 등급으로 평가한다"]),
+             ("table", ((("구분", "현행", "개정"),
+                         ("본봉표", ["2023년 기준", ("table", SCORES[:2])], ["2024년 기준", ("table", SCORES[2:])])), 1)),
+             ("body", "○ 끝")]
+    doc = parse(make_hwpx(tmp_path / "심사기준.hwpx", items))
+    shown = [(b.kind, b.text) for b in doc.blocks]
+    start = shown.index(("paragraph", "가. 기술등급(배점한도 10점)"))
+    assert shown[start:start + 3] == [("paragraph", "가. 기술등급(배점한도 10점)"),
+                                      ("table", "등급 | 평점\nT1 | 10\nT2 | 9.8\nT3 | 9.6"),
+                                      ("paragraph", "※ 최근 등급으로 평가한다")]
+    tables = [b.table.rows for b in doc.blocks if b.kind == "table"]
+    assert tables[1:] == [(("구분", "현행", "개정"), ("본봉표", "2023년 기준", "2024년 기준")),
+                          (("등급", "평점"), ("T1", "10")), (("T2", "9.8"), ("T3", "9.6"))]
+    assert doc.blocks[-1].text == "○ 끝"
+
+
 def test_hwpx_footnote_header_and_footer(report: Path) -> None:
     doc = parse(report)
     assert doc.blocks[-1].text == "Footnote 1: 2025년 실태조사 기준"
@@ -340,6 +365,34 @@ def test_hwp_records_with_a_table_in_a_paragraph() -> None:
         ("paragraph", "□ 추진 배경"), ("paragraph", "앞 문장"), ("table", "구분\n예산 | 85\n인원 | 12"),
         ("paragraph", "뒤 문장"), ("paragraph", "○ 끝")]
     assert [b.text for b in reader.notes] == ["Footnote 1: 각주 내용"]
+
+
+def table_control(level: int, rows: int, cols: int, cells: bytes) -> bytes:
+    """A ``tbl `` control at ``level`` (its paragraph's level + 1) and its cells at ``level + 1``."""
+    return (record(TAG_CTRL_HEADER, level, b" lbt" + b"\x00" * 4)
+            + record(TAG_TABLE, level + 1, struct.pack("<IHH", 0, rows, cols)) + cells)
+
+
+def test_hwp_records_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows() -> None:
+    """As in HWPX: a table of one cell is a frame, its paragraphs and tables in its place; a table in a
+    cell of another table is a table of its own after it."""
+    scores = table_control(3, 2, 2, cell(4, 0, 0, 1, 1, "등급") + cell(4, 0, 1, 1, 1, "평점")
+                           + cell(4, 1, 0, 1, 1, "T1") + cell(4, 1, 1, 1, 1, "10"))
+    frame_cell = (record(TAG_LIST_HEADER, 2, struct.pack("<iI", 1, 0) + struct.pack("<HHHH", 0, 0, 1, 1))
+                  + paragraph(2, "가. 기술등급") + paragraph(2, 11, controls=scores) + paragraph(2, "※ 최근 등급"))
+    outer = table_control(1, 2, 2, cell(2, 0, 0, 1, 1, "구분") + cell(2, 0, 1, 1, 1, "개정")
+                          + cell(2, 1, 0, 1, 1, "본봉표")
+                          + record(TAG_LIST_HEADER, 2, struct.pack("<iI", 1, 0) + struct.pack("<HHHH", 1, 1, 1, 1))
+                          + paragraph(2, "2024년 기준") + paragraph(2, 11, controls=scores))
+    stream = (paragraph(0, "□ 기술능력", 11, controls=table_control(1, 1, 1, frame_cell))
+              + paragraph(0, 11, controls=outer) + paragraph(0, "○ 끝"))
+    reader = _Reader(_DocInfo())
+    blocks: list = []
+    reader.read(read_records(stream), blocks)
+    assert [(b.kind, b.text) for b in blocks] == [
+        ("paragraph", "□ 기술능력"), ("paragraph", "가. 기술등급"), ("table", "등급 | 평점\nT1 | 10"),
+        ("paragraph", "※ 최근 등급"), ("table", "구분 | 개정\n본봉표 | 2024년 기준"), ("table", "등급 | 평점\nT1 | 10"),
+        ("paragraph", "○ 끝")]
 
 
 def paged_paragraph(text: str, breaks: int = 0, lines: tuple[int, ...] = (), controls: bytes = b"") -> bytes:
