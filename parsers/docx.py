@@ -14,7 +14,7 @@ content controls (``w:sdt``), tracked insertions (``w:ins``), simple fields, and
   their label too.
 - Tables: the grid is rebuilt from ``gridSpan``/``vMerge``/``gridBefore`` so merged and ragged rows
   keep their columns; rows marked "repeat as header row" (``w:tblHeader``) are the header rows,
-  otherwise they are detected. A table of one cell is a frame, its content read in its place; a
+  otherwise they are detected. A table of one cell of content is a frame, read in its place; a
   table nested in a cell of another is a table of its own after it (:func:`parsers.tables.table_blocks`).
 - Tables of contents are list items, never headings: a TOC's entries repeat every heading of the
   document with a page number, and read as headings they would open sections of their own and stay
@@ -474,7 +474,7 @@ class _BodyReader:
             grid.append(row)
         span_list = [Span(*box) for box in spans.values()]
         table = make_table(grid, span_list, header_rows=declared_headers or None)
-        return table_blocks(table, cells, len(grid), max((len(row) for row in grid), default=0))
+        return table_blocks(table, cells)
 
 
 def _field_name(instruction: str) -> str:

@@ -22,8 +22,9 @@ the format a text extractor needs is small. The layout, from Hancom's published 
 
 What comes out matches the HWPX parser (:mod:`parsers.hwpx`): paragraphs in order, outline headings
 at their level, tables on their cell grid (``LIST_HEADER`` of each cell gives its address and span;
-a frame of one cell read in its place, a table nested in a cell after its table), text boxes after their paragraph, notes after the body, headers and footers as furniture, and the
-labels Hangul draws for outline, numbered and bulleted paragraphs (``1.``, ``가.``, ``•``) rendered
+a frame — one cell of content — read in its place, a table nested in a cell after its table), text
+boxes after their paragraph, notes after the body, headers and footers as furniture, and the labels
+Hangul draws for outline, numbered and bulleted paragraphs (``1.``, ``가.``, ``•``) rendered
 in front of their text, as :mod:`parsers.hwpx` does (:class:`parsers.text.HangulNumbering`); the
 outline's numbering is the one the section definition (``secd``) names.
 
@@ -465,7 +466,7 @@ class _Reader:
             if down > 1 or across > 1:
                 spans.append(Span(row, col, row + down - 1, col + across - 1))
         table = make_table(grid, spans, normalized=True)
-        return table_blocks(table, [own for *_, own in cells], height, width)
+        return table_blocks(table, [own for *_, own in cells])
 
 
 def parse_hwp(path: Path) -> Document:

@@ -14,7 +14,7 @@ versions (``…/hwpml/2011/paragraph``, ``…/2016/HwpMl``) and the names did no
   put in front, as the DOCX parser does: the section grammar needs it.
 - Tables (``hp:tbl``) are placed on their grid by ``hp:cellAddr`` and ``hp:cellSpan``; cells marked
   ``header="1"`` in the leading rows are the header rows, otherwise they are detected
-  (:func:`parsers.tables.make_table`). A table of one cell is a frame, its content read in its
+  (:func:`parsers.tables.make_table`). A table of one cell of content is a frame, read in its
   place; a table inside a cell of another is a table of its own after it
   (:func:`parsers.tables.table_blocks`). A table splits its paragraph: text before it, the table,
   text after it.
@@ -360,7 +360,7 @@ class _Reader:
         while declared < height and header_cells.get(declared) and all(header_cells[declared]):
             declared += 1
         table = make_table(grid, spans, header_rows=declared or None, normalized=True)
-        return table_blocks(table, [own for *_, own, _ in cells], height, width)
+        return table_blocks(table, [own for *_, own, _ in cells])
 
 
 # ---------------------------------------------------------------------------------- the package

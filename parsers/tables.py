@@ -93,19 +93,21 @@ def cell_line(blocks: Sequence[Block]) -> str:
     return normalize_cell(" ".join(b.text.replace("\n", " ") for b in blocks if b.kind != "table"))
 
 
-def table_blocks(table: Table | None, cells: Sequence[Sequence[Block]], height: int, width: int) -> list[Block]:
-    """What a word processor's table (HWP, HWPX, DOCX) becomes, given its ``height`` × ``width`` grid,
-    its :class:`Table` (its cells as :func:`cell_line` reads them) and the blocks read in each cell.
+def table_blocks(table: Table | None, cells: Sequence[Sequence[Block]]) -> list[Block]:
+    """What a word processor's table (HWP, HWPX, DOCX) becomes, given its :class:`Table` (its cells as
+    :func:`cell_line` reads them) and the blocks read in each of its cells.
 
-    - A table of one cell is a frame: a box drawn round text, as Hangul documents put a whole annex
-      or summary in one. Its blocks stand in its place as they are (headings, paragraphs, tables):
-      read as one cell they were one line, the rows of the tables inside run together.
+    - A table with one cell of content (a 1×1 table, or one whose other cells are empty margins) is
+      a frame: a box drawn round text, as Hangul documents put a title, a summary or a whole annex
+      in one. Its blocks stand in its place as they are (headings, paragraphs, tables): read as one
+      cell they were one line, and the rows of the tables inside ran together.
     - Any other table is itself, then each table nested in its cells as a table of its own (in
       reading order), so a nested table keeps its rows and header as every table does; its cell
       keeps its own words.
     """
-    if height == 1 and width == 1 and len(cells) == 1:
-        return list(cells[0])
+    filled = [blocks for blocks in cells if any(block.text.strip() for block in blocks)]
+    if len(filled) == 1:
+        return list(filled[0])
     nested = [block for blocks in cells for block in blocks if block.kind == "table"]
     return ([] if table is None else [Block("table", table.render(), table=table)]) + nested
 

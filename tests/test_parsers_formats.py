@@ -365,13 +365,14 @@ def test_docx_numbering_labels() -> None:
 
 
 def test_docx_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows(tmp_path: Path) -> None:
-    """Word documents box text in a table of one cell too, and nest tables in cells (the real
+    """Word documents box text in a table of one cell of content too, and nest tables in cells (the real
     ``docx-tables.docx`` of ../shared/samples has a 2×2 table in a cell). Read into the cell's text, a
     nested table's cells ran into the outer row's columns (``d | e | f g&t | h | i``: five in a row of
     three). A frame is its content in place; a nested table is a table of its own after its table."""
     import docx
 
     document = docx.Document()
+    document.add_table(rows=1, cols=3).cell(0, 1).text = "적격심사 세부기준"  # a title boxed between empty margins
     document.add_paragraph("□ 기술능력 평가")
     frame = document.add_table(rows=1, cols=1).cell(0, 0)
     frame.paragraphs[0].text = "가. 기술등급"
@@ -392,10 +393,10 @@ def test_docx_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows(t
     document.save(str(path))
     doc = parse(path)
     shown = [(b.kind, b.text) for b in doc.blocks]
-    assert shown[:5] == [("paragraph", "□ 기술능력 평가"), ("paragraph", "가. 기술등급"),
+    assert shown[:6] == [("paragraph", "적격심사 세부기준"), ("paragraph", "□ 기술능력 평가"), ("paragraph", "가. 기술등급"),
                          ("table", "등급 | 평점\nT1 | 10"), ("paragraph", "※ 최근 등급으로 평가한다"),
                          ("table", "구분 | 현행 | 개정\n본봉표 | 2023년 기준 | 삭제")]
-    assert shown[5:] == [("table", "직급 | 제1호봉\n1급 | 10,941,230"), ("paragraph", "○ 끝")]
+    assert shown[6:] == [("table", "직급 | 제1호봉\n1급 | 10,941,230"), ("paragraph", "○ 끝")]
 
 
 def test_docx_footnotes_and_macro_enabled_type(tmp_path: Path) -> None:
