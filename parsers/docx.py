@@ -436,6 +436,7 @@ class _BodyReader:
     def _table(self, tbl: Any) -> list[Block]:
         grid: list[list[str | None]] = []
         cells: list[list[Block]] = []  # the blocks read in each cell, in reading order
+        columns: list[int] = []  # the grid column of each of those cells
         spans: dict[tuple[int, int], list[int]] = {}
         origin_in_column: dict[int, tuple[int, int]] = {}
         declared_headers = 0
@@ -465,6 +466,7 @@ class _BodyReader:
                 own: list[Block] = []
                 self.read(tc, own)
                 cells.append(own)
+                columns.append(col)
                 row.append(cell_line(own))
                 row.extend([None] * (width - 1))
                 for c in range(col, col + width):
@@ -474,7 +476,7 @@ class _BodyReader:
             grid.append(row)
         span_list = [Span(*box) for box in spans.values()]
         table = make_table(grid, span_list, header_rows=declared_headers or None)
-        return table_blocks(table, cells)
+        return table_blocks(table, cells, columns if declared_headers else ())
 
 
 def _field_name(instruction: str) -> str:

@@ -466,7 +466,7 @@ class _Reader:
             if down > 1 or across > 1:
                 spans.append(Span(row, col, row + down - 1, col + across - 1))
         table = make_table(grid, spans, normalized=True)
-        return table_blocks(table, [own for *_, own in cells])
+        return table_blocks(table, [own for *_, own in cells])  # HWP declares no header rows here
 
 
 def parse_hwp(path: Path) -> Document:

@@ -360,7 +360,7 @@ class _Reader:
         while declared < height and header_cells.get(declared) and all(header_cells[declared]):
             declared += 1
         table = make_table(grid, spans, header_rows=declared or None, normalized=True)
-        return table_blocks(table, [own for *_, own, _ in cells])
+        return table_blocks(table, [own for *_, own, _ in cells], [col for _, col, *_ in cells] if declared else ())
 
 
 # ---------------------------------------------------------------------------------- the package

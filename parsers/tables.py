@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from parsers.model import PACKED_SEPARATOR, Block, PackedRows, Table
 
@@ -93,9 +93,11 @@ def cell_line(blocks: Sequence[Block]) -> str:
     return normalize_cell(" ".join(b.text.replace("\n", " ") for b in blocks if b.kind != "table"))
 
 
-def table_blocks(table: Table | None, cells: Sequence[Sequence[Block]]) -> list[Block]:
+def table_blocks(table: Table | None, cells: Sequence[Sequence[Block]],
+                 declared_columns: Sequence[int] = ()) -> list[Block]:
     """What a word processor's table (HWP, HWPX, DOCX) becomes, given its :class:`Table` (its cells as
-    :func:`cell_line` reads them) and the blocks read in each of its cells.
+    :func:`cell_line` reads them), the blocks read in each of its cells and, when the file declares
+    the table's header rows, each cell's grid column.
 
     - A table with one cell of content (a 1×1 table, or one whose other cells are empty margins) is
       a frame: a box drawn round text, as Hangul documents put a title, a summary or a whole annex
@@ -103,13 +105,38 @@ def table_blocks(table: Table | None, cells: Sequence[Sequence[Block]]) -> list[
       cell they were one line, and the rows of the tables inside ran together.
     - Any other table is itself, then each table nested in its cells as a table of its own (in
       reading order), so a nested table keeps its rows and header as every table does; its cell
-      keeps its own words.
+      keeps its own words. Where the file declares the outer table's header rows (HWPX's header
+      cells, DOCX's repeated header rows), a nested table is titled with the label of the column it
+      sat in, as a title row: in an old-and-new comparison the two tables of a row say which is
+      개정 전 and which 개정 후, as their places did. A detected header is not enough: the first row
+      of a form is one of its fields, and its label would title the table wrongly.
     """
     filled = [blocks for blocks in cells if any(block.text.strip() for block in blocks)]
     if len(filled) == 1:
         return list(filled[0])
-    nested = [block for blocks in cells for block in blocks if block.kind == "table"]
+    nested = [_titled(block, _column_label(table, blocks, declared_columns[index] if index < len(declared_columns)
+                                           else None))
+              for index, blocks in enumerate(cells) for block in blocks if block.kind == "table"]
     return ([] if table is None else [Block("table", table.render(), table=table)]) + nested
+
+
+def _column_label(table: Table | None, cell: Sequence[Block], column: int | None) -> str:
+    """The label over ``column`` in ``table``'s last header row; "" for a cell of that row itself."""
+    if table is None or column is None or isinstance(table.rows, PackedRows) or table.header_rows <= table.title_rows:
+        return ""
+    labels = table.rows[table.header_rows - 1]
+    label = labels[column] if column < len(labels) else ""
+    return "" if label == cell_line(cell) else label
+
+
+def _titled(block: Block, label: str) -> Block:
+    """A nested table's block with ``label`` as its first title row (the block itself without one)."""
+    table = block.table
+    if not label or table is None or isinstance(table.rows, PackedRows) or not table.rows:
+        return block
+    titled = Table(((label,) + ("",) * (len(table.rows[0]) - 1), *table.rows), table.header_rows + 1,
+                   table.title_rows + 1)
+    return replace(block, text=titled.render(), table=titled)
 
 
 def make_table(

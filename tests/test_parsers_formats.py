@@ -368,8 +368,10 @@ def test_docx_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows(t
     """Word documents box text in a table of one cell of content too, and nest tables in cells (the real
     ``docx-tables.docx`` of ../shared/samples has a 2×2 table in a cell). Read into the cell's text, a
     nested table's cells ran into the outer row's columns (``d | e | f g&t | h | i``: five in a row of
-    three). A frame is its content in place; a nested table is a table of its own after its table."""
+    three). A frame is its content in place; a nested table is a table of its own after its table,
+    titled with its column's label when the header row is declared."""
     import docx
+    from docx.oxml import OxmlElement
 
     document = docx.Document()
     document.add_table(rows=1, cols=3).cell(0, 1).text = "적격심사 세부기준"  # a title boxed between empty margins
@@ -381,6 +383,8 @@ def test_docx_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows(t
         scores.cell(r, c).text = text
     frame.add_paragraph("※ 최근 등급으로 평가한다")
     outer = document.add_table(rows=2, cols=3)
+    repeat = OxmlElement("w:tblHeader")  # "repeat as header row": the file declares the header
+    outer.rows[0]._tr.get_or_add_trPr().append(repeat)
     for (r, c), text in zip([(0, 0), (0, 1), (0, 2), (1, 0), (1, 2)], ["구분", "현행", "개정", "본봉표", "삭제"],
                             strict=True):
         outer.cell(r, c).text = text
@@ -396,7 +400,7 @@ def test_docx_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows(t
     assert shown[:6] == [("paragraph", "적격심사 세부기준"), ("paragraph", "□ 기술능력 평가"), ("paragraph", "가. 기술등급"),
                          ("table", "등급 | 평점\nT1 | 10"), ("paragraph", "※ 최근 등급으로 평가한다"),
                          ("table", "구분 | 현행 | 개정\n본봉표 | 2023년 기준 | 삭제")]
-    assert shown[6:] == [("table", "직급 | 제1호봉\n1급 | 10,941,230"), ("paragraph", "○ 끝")]
+    assert shown[6:] == [("table", "현행\n직급 | 제1호봉\n1급 | 10,941,230"), ("paragraph", "○ 끝")]
 
 
 def test_docx_footnotes_and_macro_enabled_type(tmp_path: Path) -> None:

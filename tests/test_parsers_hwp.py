@@ -125,7 +125,8 @@ def test_hwpx_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows(t
     """Hangul documents draw a box round a whole annex as a table of one cell. Read as one cell, the
     annex was one line: its paragraphs run together and the rows of the table inside it ran into
     each other (``등급 | 평점 T1 | 10 T2 | 9.8 …``), so no row of it could be cut or found as a row.
-    A table nested in a cell of a real table is a table of its own after it; its cell keeps its words."""
+    A table nested in a cell of a real table is a table of its own after it, titled with the label of
+    the column it sat in (which of 현행 and 개정 it is); its cell keeps its words."""
     items = [("h1", "1. 심사 기준"), ("body", "□ 기술능력은 다음과 같이 평가한다."),
              ("frame", ["가. 기술등급(배점한도 10점)", ("table", SCORES), "※ 최근 등급으로 평가한다"]),
              ("table", ((("구분", "현행", "개정"),
@@ -139,7 +140,9 @@ def test_hwpx_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows(t
                                       ("paragraph", "※ 최근 등급으로 평가한다")]
     tables = [b.table.rows for b in doc.blocks if b.kind == "table"]
     assert tables[1:] == [(("구분", "현행", "개정"), ("본봉표", "2023년 기준", "2024년 기준")),
-                          (("등급", "평점"), ("T1", "10")), (("T2", "9.8"), ("T3", "9.6"))]
+                          (("현행", ""), ("등급", "평점"), ("T1", "10")), (("개정", ""), ("T2", "9.8"), ("T3", "9.6"))]
+    titled = [b.table for b in doc.blocks if b.kind == "table"][2]
+    assert (titled.title_rows, titled.header_rows) == (1, 2), "the column's label is a title row, not a column label"
     assert doc.blocks[-1].text == "○ 끝"
 
 
@@ -375,7 +378,8 @@ def table_control(level: int, rows: int, cols: int, cells: bytes) -> bytes:
 
 def test_hwp_records_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows() -> None:
     """As in HWPX: a table of one cell is a frame, its paragraphs and tables in its place; a table in a
-    cell of another table is a table of its own after it."""
+    cell of another table is a table of its own after it (untitled: HWP's header rows are detected,
+    not declared, and a detected first row may be a form's field)."""
     scores = table_control(3, 2, 2, cell(4, 0, 0, 1, 1, "등급") + cell(4, 0, 1, 1, 1, "평점")
                            + cell(4, 1, 0, 1, 1, "T1") + cell(4, 1, 1, 1, 1, "10"))
     frame_cell = (record(TAG_LIST_HEADER, 2, struct.pack("<iI", 1, 0) + struct.pack("<HHHH", 0, 0, 1, 1))
