@@ -127,11 +127,11 @@ def inspect_file(path: Path, settings: Settings, full: bool = False, as_json: bo
     their mean word confidence), unread_pages (scanned pages OCR did not read, with why), furniture
     (the running headers, footers and page numbers set aside, with their pages), decision, chunks
     (each chunk's fields but its merge group; ``index_text`` is its table rows with their columns'
-    labels). With ``chunk``,
-    ``chunks`` holds that chunk alone and ``chunk`` its ordinal. With ``embedded``, each chunk is
-    shown as the embedder reads it (:func:`flows.ingest.pipeline.embed_text`), then the passages
-    embedded beside it (:func:`flows.ingest.pipeline.embedded_texts`: counted, and printed in full
-    with ``full`` or ``chunk``); JSON adds each chunk's ``embedded`` text and ``passages``.
+    labels). With ``chunk``, ``chunks`` holds that chunk alone and ``chunk`` its ordinal. With
+    ``embedded``, each chunk is shown as the embedder reads it
+    (:func:`flows.ingest.pipeline.embed_text`), then the passages embedded beside it
+    (:func:`flows.ingest.pipeline.embedded_texts`: counted, and printed in full with ``full`` or
+    ``chunk``); JSON adds each chunk's ``embedded`` text and ``passages``.
     Returns 0, 1 when the file cannot be read, 2 for a chunk ordinal out of range.
     """
     from flows.ingest.pipeline import CutConfig, check_text_size, cut_document

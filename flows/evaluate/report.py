@@ -182,12 +182,11 @@ def ocr_summary(data) -> str:
     """What OCR read of the data set, or could not: a scan is text only where an OCR engine ran, so
     two machines (one with Tesseract, one without) cut the same files differently and score
     differently. "" when the data set has no scanned page."""
-    read = sum(1 for doc in data.documents.values() for page in doc.properties.pages if page.ocr is not None)
+    read = [sum(page.ocr is not None for page in doc.properties.pages) for doc in data.documents.values()]
     unread = [(doc_id, doc.properties.unread) for doc_id, doc in data.documents.items() if doc.properties.unread]
     parts = []
-    if read:
-        files = sum(1 for doc in data.documents.values() if any(page.ocr is not None for page in doc.properties.pages))
-        parts.append(f"{read} scanned page(s) of {files} file(s) read by OCR")
+    if any(read):
+        parts.append(f"{sum(read)} scanned page(s) of {sum(1 for n in read if n)} file(s) read by OCR")
     if unread:
         doc_id, pages = unread[0]
         parts.append(f"scanned pages of {len(unread)} file(s) not read (`{doc_id}`: {pages[0][1]}), "
