@@ -35,7 +35,7 @@ from flows.embed import embedder_for, text_hash
 from flows.evaluate import metrics
 from flows.evaluate.configs import configurations
 from flows.evaluate.results import Options
-from flows.evaluate.runner import embed_texts, load_dataset, ranked_rows
+from flows.evaluate.runner import embed_texts, load_dataset, ranked_rows, table_titles
 from flows.index.search import fuse
 from flows.index.store import Store
 from flows.settings import Settings
@@ -43,15 +43,19 @@ from flows.settings import Settings
 Scored = list[tuple[metrics.Span, float]]  # a ranking, best first, with each chunk's score
 
 
-def rankings(table, passages, questions, vectors: np.ndarray, depth: int) -> tuple[list[Scored], list[Scored]]:
+def rankings(table, passages, questions, vectors: np.ndarray, depth: int, titles=None, title_weight: float = 0.0,
+             ) -> tuple[list[Scored], list[Scored]]:
     """Each question's vector and full-text rankings, ``depth`` deep, ranked by the function
     ``seams evaluate`` ranks with (:func:`flows.evaluate.runner.ranked_rows`), each chunk with its
-    score (cosine; BM25, or reciprocal rank where full text fused two rankings)."""
+    score (cosine, plus the document title's lift with ``titles``; BM25, or reciprocal rank where
+    full text fused two rankings)."""
     def span(row: dict) -> metrics.Span:
         return metrics.Span(row["doc_id"], row["char_start"], row["char_end"])
 
-    ranked, _ = ranked_rows(table, questions, vectors, ("vector", "fts"), depth, passages)
-    vector = [[(span(row), 1.0 - float(row["_distance"])) for row in rows] for rows in ranked["vector"]]
+    ranked, _ = ranked_rows(table, questions, vectors, ("vector", "fts"), depth, passages, titles=titles,
+                            title_weight=title_weight)
+    vector = [[(span(row), float(row["_score"]) if titles is not None else 1.0 - float(row["_distance"]))
+               for row in rows] for rows in ranked["vector"]]
     fts = [[(span(row), float(row["_score"])) for row in rows] for rows in ranked["fts"]]
     return vector, fts
 
@@ -141,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{len(stale)} document(s) ({', '.join(stale[:3])}{' …' if len(stale) > 3 else ''}) than they "
                   "read as today; run seams evaluate again first")
             return 1
-        vector, fts = rankings(table, store.passages.table(), dataset.questions, vectors, options.depth)
+        vector, fts = rankings(table, store.passages.table(), dataset.questions, vectors, options.depth,
+                               table_titles(store, table, options.settings), options.settings.title_weight)
         print(f"\n{dataset.name} · {config.name} · k={args.k} · {len(dataset.questions)} questions")
         print(f"{'ranking':<14} {'hit@k %':>8} {'recall %':>9} {'MRR@k':>6}"
               + "".join(f" {'hit ' + g:>8}" for g in languages))

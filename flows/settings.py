@@ -46,6 +46,9 @@ MAX_TEXT_CHARS = 100_000_000
 #: The size of a passage in cl100k tokens: full text ranks English chunks by their best passage of
 #: this size (:mod:`flows.index.passages`), and vector search by default too (``passage_tokens``).
 PASSAGE_TOKENS = 128
+#: In vector search, how much a question's similarity with a document's title adds to each of its
+#: chunks' similarity (:func:`flows.index.search.with_titles`, where the weight was measured).
+TITLE_WEIGHT = 0.2
 #: The embedding cache's tables are named from this (:mod:`flows.index.cache`): no knowledge base may be.
 CACHE = "embedding_cache"
 
@@ -96,6 +99,9 @@ class Settings(BaseSettings):
     vector_weight: float | None = Field(default=None, ge=0, description="in hybrid search, how much a vector rank "
                                         "counts against a full-text rank (reciprocal-rank fusion; 1: equal weights); "
                                         "empty: 0.02, measured (flows.index.search)")
+    title_weight: float = Field(default=TITLE_WEIGHT, ge=0, description="in vector search (and hybrid's vector ranking), "
+                                "how much the question's similarity with a document's title (its file name's words) "
+                                "adds to each of its chunks' similarity; 0: none (flows.index.search)")
     embed_group_vectors: int = Field(default=8192, ge=1, description="a batch's files are embedded and written in "
                                      "runs of about this many vectors (2 KB each), so the ingest holds one run's at a "
                                      "time; a file with more is a run of its own")

@@ -258,6 +258,48 @@ def test_vector_search_ranks_a_long_chunk_by_its_best_passage(prefect_harness, t
     assert docs(search(whole_only, question, k=1, mode="vector")) == ["note.md"], "the case this guards"
 
 
+def test_vector_search_lifts_the_chunks_of_the_document_a_question_names(prefect_harness, tmp_path):
+    """A question that names its document ("what does the ethics code say …") finds that document's
+    passage first, though the passage itself does not say which document it is in: vector search adds
+    the question's similarity with each document's title (its file name's words), less the mean over
+    the candidates' titles, to its chunks' similarity. Both files here hold the same sentence, so
+    without the titles the two questions rank the two files alike."""
+    rule = "Gifts worth more than fifty dollars must be declared to the compliance office within a week.\n"
+    root = tmp_path / "docs"
+    write(root / "ethics_code.md", rule)
+    write(root / "travel_policy.md", rule)
+    db = str(tmp_path / "db")
+    ingest_flow([str(root)], settings(db))
+    asked = {"What does the ethics code say about declaring gifts?": "ethics_code.md",
+             "What does the travel policy say about declaring gifts?": "travel_policy.md"}
+    for question, document in asked.items():
+        assert docs(search(settings(db), question, k=2, mode="vector"))[0] == document, question
+        assert docs(search(settings(db), question, k=2, mode="hybrid"))[0] == document, question
+    untitled = {docs(search(settings(db, title_weight=0), q, k=2, mode="vector"))[0] for q in asked}
+    assert len(untitled) == 1, "the case this guards: without the titles both questions find one file first"
+    # the title vectors were cached by the first search: later searches embed nothing new
+    store = Store(db)
+    from flows.embed import embedder_for
+    from flows.index.schema import document_title
+    cached = store.cache.vectors(embedder_for(settings(db)).name, [text_hash(document_title(f)) for f in asked.values()])
+    assert len(cached) == 2
+
+
+def test_a_document_without_a_title_neither_gains_nor_loses_by_the_titles():
+    import numpy as np
+
+    from flows.index.search import with_titles
+
+    rows = [{"chunk_id": "a", "source": "/d/a.md", "_distance": 0.30}, {"chunk_id": "b", "source": "/d/__.md", "_distance": 0.31},
+            {"chunk_id": "c", "source": "/d/c.md", "_distance": 0.32}]
+    titles = {"/d/a.md": np.array([1.0, 0.0]), "/d/c.md": np.array([0.0, 1.0])}
+    ranked = with_titles([dict(r) for r in rows], np.array([0.0, 2.0]), titles, 0.2)
+    assert [r["chunk_id"] for r in ranked] == ["c", "b", "a"]
+    assert ranked[1]["_score"] == pytest.approx(0.69), "no title: its similarity alone"
+    assert ranked[0]["_score"] == pytest.approx(0.68 + 0.2 * 0.5) and ranked[2]["_score"] == pytest.approx(0.70 - 0.2 * 0.5)
+    assert [r["chunk_id"] for r in with_titles([dict(r) for r in rows], np.array([0.0, 2.0]), titles, 0.0)] == ["a", "b", "c"]
+
+
 def test_passages_cover_the_text_in_half_overlapping_windows():
     from splitters.chunk import cl100k, passages
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +37,17 @@ from flows.evaluate.configs import Configuration, configurations
 from flows.evaluate.datasets import Dataset, Question, load_chroma, load_folder
 from flows.evaluate.peers import PEERS, PeerRun, run_peer
 from flows.evaluate.results import DEFAULT_DB, Cost, Evaluation, Options, QueryScore
-from flows.index.search import MODES, VECTOR_WEIGHT, ensure_fts_index, fts_ranking, fuse, hybrid_weight
+from flows.index.search import (
+    MODES,
+    TITLE_POOL,
+    VECTOR_WEIGHT,
+    ensure_fts_index,
+    fts_ranking,
+    fuse,
+    hybrid_weight,
+    title_vectors,
+    with_titles,
+)
 from flows.index.store import Store, now
 from flows.index.upkeep import VECTOR_SEARCH_COLUMN
 from flows.ingest.pipeline import CutConfig, FileRef, Outcome, cut_document, embedded_texts
@@ -288,20 +298,27 @@ def _disk_size(path: Path) -> int | None:
 
 def ranked_rows(table, questions: Sequence[Question], query_vectors: np.ndarray, modes: Sequence[str],
                 depth: int, passages=None, vector_weight: float = VECTOR_WEIGHT,
+                titles: Mapping[str, np.ndarray] | None = None, title_weight: float = 0.0,
                 ) -> tuple[dict[str, list[list[dict]]], int]:
     """For every mode, each question's ranked rows (``depth`` deep), as ``seams search`` ranks them:
-    vector rows carry ``_distance`` (cosine; ties by chunk id), full-text rows ``_score`` (BM25, or
-    reciprocal rank where :func:`flows.index.search.fts_ranking` fused two rankings); ``hybrid`` fuses
-    the two with ``vector_weight`` (:func:`hybrid_weight`). Returns (rankings, fts failures)."""
+    vector rows carry ``_distance`` (cosine; ties by chunk id), re-ranked with ``title_weight`` by
+    their documents' ``titles`` (:func:`flows.index.search.with_titles`, which sets ``_score``);
+    full-text rows ``_score`` (BM25, or reciprocal rank where :func:`flows.index.search.fts_ranking`
+    fused two rankings); ``hybrid`` fuses the two with ``vector_weight`` (:func:`hybrid_weight`).
+    Returns (rankings, fts failures)."""
     rankings: dict[str, list[list[dict]]] = {}
     failures = 0
     if "vector" in modes or "hybrid" in modes:
         # An exact (flat) search per question; the table has no vector index. (Several vectors given
         # to one search of a multivector column are one query, scored by the sum of their best
         # matches, not a batch of queries.)
-        per_query = [table.search(vector, vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(depth)
-                     .select([*_COLUMNS, "_distance"]).to_arrow().to_pylist() for vector in query_vectors]
-        rankings["vector"] = [sorted(rows, key=lambda r: (r["_distance"], r["chunk_id"])) for rows in per_query]
+        weight = title_weight if titles is not None else 0.0
+        pool = max(depth, TITLE_POOL) if weight else depth
+        per_query = [table.search(vector, vector_column_name=VECTOR_SEARCH_COLUMN).metric("cosine").limit(pool)
+                     .select([*_COLUMNS, "source", "_distance"]).to_arrow().to_pylist() for vector in query_vectors]
+        rankings["vector"] = [with_titles(rows, vector, titles, weight)[:depth] if weight
+                              else sorted(rows, key=lambda r: (r["_distance"], r["chunk_id"]))
+                              for rows, vector in zip(per_query, query_vectors, strict=True)]
     if "fts" in modes or "hybrid" in modes:
         ensure_fts_index(table)
         rankings["fts"] = []
@@ -318,9 +335,11 @@ def ranked_rows(table, questions: Sequence[Question], query_vectors: np.ndarray,
 
 def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray, modes: Sequence[str],
                 depth: int, passages=None, vector_weight: float = VECTOR_WEIGHT,
+                titles: Mapping[str, np.ndarray] | None = None, title_weight: float = 0.0,
                 ) -> tuple[dict[str, list[list[metrics.Span]]], int]:
     """For every mode, each question's ranked chunk spans (:func:`ranked_rows`). Returns (rankings, fts failures)."""
-    rankings, failures = ranked_rows(table, questions, query_vectors, modes, depth, passages, vector_weight)
+    rankings, failures = ranked_rows(table, questions, query_vectors, modes, depth, passages, vector_weight,
+                                     titles, title_weight)
     spans = {mode: [[metrics.Span(r["doc_id"], r["char_start"], r["char_end"]) for r in rows] for rows in ranked]
              for mode, ranked in rankings.items()}
     return spans, failures
@@ -402,8 +421,19 @@ def _embed_questions(questions: Sequence[Question], options: Options) -> tuple[n
 def _retrieve(config: Configuration, questions: Sequence[Question], query_vectors: np.ndarray,
               options: Options, dataset: str = "") -> tuple[dict[str, list[list[metrics.Span]]], int]:
     store = Store(options.store_uri, config.kb(options.embedder, dataset))
-    return rank_chunks(store.chunks_table(), questions, query_vectors, options.modes, options.depth,
-                       store.passages.table(), hybrid_weight(options.settings))
+    table = store.chunks_table()
+    titles = table_titles(store, table, options.settings) if {"vector", "hybrid"} & set(options.modes) else None
+    return rank_chunks(table, questions, query_vectors, options.modes, options.depth,
+                       store.passages.table(), hybrid_weight(options.settings), titles, options.settings.title_weight)
+
+
+def table_titles(store: Store, table, settings: Settings) -> dict[str, np.ndarray] | None:
+    """The title vectors of every document ``table`` holds (:func:`flows.index.search.title_vectors`),
+    for vector rankings with the settings' ``title_weight``; None when it is 0."""
+    if not settings.title_weight:
+        return None
+    sources = table.search().select(["source"]).limit(None).to_arrow().column("source").unique().to_pylist()
+    return title_vectors(store, embedder_for(settings), sources)
 
 
 @flow(name="seams-evaluate", log_prints=False)
