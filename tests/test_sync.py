@@ -223,6 +223,25 @@ def test_rerun_is_idempotent_and_unchanged_files_are_not_parsed(prefect_harness,
     assert manifest_by_doc(str(db))["a.md"]["mtime"] == (root / "a.md").stat().st_mtime
 
 
+def test_a_new_pipeline_version_cuts_every_file_again_once_and_embeds_nothing_it_had(prefect_harness, tmp_path,
+                                                                                    monkeypatch):
+    """After an upgrade whose parsers read files differently (flows.settings.PIPELINE_VERSION), the
+    next ingest cuts every file again, once; chunk texts that came out the same take their vectors
+    from the embedding cache."""
+    import flows.settings
+
+    root, db = tmp_path / "docs", tmp_path / "db"
+    write(root / "a.md", "# A\n\nThe committee reviewed the budget.\n")
+    write(root / "b.txt", "짧은 글.")
+    ingest_flow([str(root)], settings(db))
+    monkeypatch.setattr(flows.settings, "PIPELINE_VERSION", "upgraded")
+    upgraded = ingest_flow([str(root)], settings(db))
+    assert upgraded.count("updated") == 2 and upgraded.embedded == 0 and upgraded.reused_vectors > 0
+    assert {r["config"] for r in comparable_rows(str(db))} == {settings(db).fingerprint()}
+    again = ingest_flow([str(root)], settings(db))
+    assert again.count("unchanged") == 2 and again.rows_written == 0
+
+
 def test_a_changed_setting_reindexes_every_file(prefect_harness, tmp_path):
     root, db = tmp_path / "docs", tmp_path / "db"
     long_text = paragraphs(*(f"Section {i}. " + "The committee reviewed the budget line by line. " * 6
