@@ -76,7 +76,7 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
 
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "## Summary — vector" in report and "## Loss sets" in report and "lighthouse" in report
-    assert "per format" in report and "(hybrid: vector weight 0.02)" in report
+    assert "per format" in report and "(vector: title weight 0.2; hybrid: vector weight 0.02)" in report
     with open(out / "ranks.csv", encoding="utf-8") as handle:
         assert len(list(csv.DictReader(handle))) == len(evaluation.scores)
     assert (out / "summary.csv").exists() and (out / "losses.csv").exists() and (out / "costs.csv").exists()
@@ -91,7 +91,7 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
     evaluate_flow(**dict(kwargs, configs=["tokens:40/0"], variants=None,
                          settings=Settings(db=db, embedder="hashing", vector_weight=1000)),
                   modes=["hybrid"], out=str(tmp_path / "weighed"))
-    assert "(hybrid: vector weight 1000.0)" in (tmp_path / "weighed" / "report.md").read_text(encoding="utf-8")
+    assert "; hybrid: vector weight 1000.0)" in (tmp_path / "weighed" / "report.md").read_text(encoding="utf-8")
     store = Store(evaluation.options.store_uri, evaluation.configurations[1].kb("hashing", evaluation.dataset.name))
     questions = evaluation.dataset.questions
     vectors = np.asarray(embedder_for(Settings(embedder="hashing")).queries([q.text for q in questions]), np.float32)

@@ -178,6 +178,17 @@ def _size(value: int | None) -> str:
     return f"{value / 1e6:.1f} MB" if value >= 1e5 else f"{value / 1e3:.0f} kB"
 
 
+def _weights(modes, settings) -> str:
+    """The search weights the run ranked with, for the modes that use them: `` (vector: title weight
+    0.2; hybrid: vector weight 0.02)``, or nothing."""
+    parts = []
+    if {"vector", "hybrid"} & set(modes):
+        parts.append(f"vector: title weight {settings.title_weight}")
+    if "hybrid" in modes:
+        parts.append(f"hybrid: vector weight {hybrid_weight(settings)}")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
 def ocr_summary(data) -> str:
     """What OCR read of the data set, or could not: a scan is text only where an OCR engine ran, so
     two machines (one with Tesseract, one without) cut the same files differently and score
@@ -208,7 +219,7 @@ def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "")
         f"{data.excerpts} evidence excerpts located in the parsed text ({method_text}). "
         f"Embedder **{options.embedder}**, k = {options.k}, retrieval from the whole collection, "
         f"modes {', '.join(modes)}"
-        f"{'' if 'hybrid' not in modes else f' (hybrid: vector weight {hybrid_weight(options.settings)})'}. Run time {evaluation.seconds:.0f} s (parse {evaluation.parse_seconds:.1f} s, "
+        f"{_weights(modes, options.settings)}. Run time {evaluation.seconds:.0f} s (parse {evaluation.parse_seconds:.1f} s, "
         f"question embedding {evaluation.query_seconds:.1f} s, retrieval {evaluation.retrieval_seconds:.1f} s).\n")
     scans = ocr_summary(data)
     if scans:

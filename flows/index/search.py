@@ -35,8 +35,10 @@ and that ranking fused with the n-gram one (:func:`query_codes`).
 
 The query is embedded, as a question, by the embedder the knowledge base was built with (its rows
 record its specification and endpoint: :mod:`flows.embed.spec`); ``--embedder`` naming another one
-is refused (exit 2). Vector search is exact below :data:`flows.index.upkeep.VECTOR_INDEX_MIN_ROWS` rows; above, it uses the
-IVF_PQ index and re-ranks its candidates by exact distance.
+is refused (exit 2). Vector search ranks a chunk by the best of its vectors (the whole chunk and its
+passages), lifted by its document title's similarity with the question (:func:`with_titles`). It is
+exact below :data:`flows.index.upkeep.VECTOR_INDEX_MIN_ROWS` rows; above, it uses the IVF_PQ index
+and re-ranks its candidates by exact distance.
 
 Results are plain dicts with a stable set of keys (:data:`HIT_KEYS`; the ``--json`` output).
 """
