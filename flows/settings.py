@@ -25,10 +25,11 @@ from splitters import STRATEGIES, Budget, get_strategy
 
 #: Bump when a change in parsing/splitting code should re-index everything: every file's fingerprint
 #: changes, so the next ingest cuts each file again once (the embedding cache spares the embedding of
-#: the chunk texts that came out the same). 4 (2026-12-07), after 3 (2026-12-01): scans read by OCR,
-#: spreadsheet numbers and dates as their formats show them, tables nested in cells read apart (PDF,
-#: HWP, HWPX, DOCX) and one-cell frames as their content, title rows apart from header rows, HTML
-#: contact footers kept, back matter packed within its heading family.
+#: the chunk texts that came out the same). 4 (2026-12-07), after 3 (2026-12-01): scans read by OCR
+#: (lines of picture noise left out), spreadsheet numbers and dates as their formats show them,
+#: tables nested in cells read apart (PDF, HWP, HWPX, DOCX) and one-cell frames as their content,
+#: title rows apart from header rows, HTML contact footers kept, back matter packed within its
+#: heading family.
 PIPELINE_VERSION = "4"
 #: The longest knowledge base name: its tables' folder names (``KB__manifest.lance``) must fit in
 #: the file system's 255 bytes with room to spare.

@@ -46,7 +46,7 @@ import shutil
 import statistics
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -104,6 +104,7 @@ class OcrPage:
     lines: tuple[OcrLine, ...]
     confidence: float  # mean word confidence of the page (0 when nothing was read)
     dropped: tuple[str, ...] = ()  # words under the confidence floor, left out
+    noise: tuple[str, ...] = ()  # lines read from a picture, not from text (:func:`is_noise`), left out
 
 
 #: Told ``(file, page, pages)`` as each page is read by OCR, the slowest step of all (seconds a
@@ -493,11 +494,41 @@ def _hangul_share(lines: list[list[_Word]]) -> float:
     return sum(map(_hangul, chars)) / len(chars) if chars else 0.0
 
 
+#: A line the engine is this unsure of (mean word confidence) ...
+NOISE_CONFIDENCE = 65.0
+#: ... with at least this share of its words noise (no letter or digit, or one lone jamo, Latin
+#: letter or symbol) was read from a picture, not from text: see :func:`is_noise`.
+NOISE_WORDS = 0.5
+
+
+def _noise_word(text: str) -> bool:
+    core = [char for char in text if char.isalnum()]
+    return not core or (len(core) == 1 and not ("\uac00" <= core[0] <= "\ud7a3" or core[0].isdigit()))
+
+
+def is_noise(words: Sequence[str], confidence: float) -> bool:
+    """Whether a line of ``words`` read with a mean ``confidence`` is what the engine made of a
+    picture rather than of text: unsure (under :data:`NOISE_CONFIDENCE`) and at least
+    :data:`NOISE_WORDS` of its words noise — marks without a letter or digit, lone jamo, lone Latin
+    letters (``ㄴㄴ So = = = =``, ``: . 는 수 a @``).
+
+    Why: a report's decorative cover picture came out as two dozen such lines, in the chunk that
+    opens the report. Read on every scanned page of the four question sets, the rule leaves out 22
+    lines of the development set's cover (11 stay, among them its title and date), one of a ruled
+    form's page (``Tee x``) and 3 of a report's section dividers (``22. ^``); no line of clean text:
+    a line of spaced syllables (``인 공 지 능 산업의``) has no noise word, and the engine is sure of
+    clean text. At 40 % of noise words it also left out lines holding real figures of rendered text
+    pages (``떨 7 > 2024 Q``, ``800 | | 삐리 07``); ``bench/ocr.py`` measures what it costs there
+    (docs/parsing.md)."""
+    return confidence < NOISE_CONFIDENCE and sum(map(_noise_word, words)) >= NOISE_WORDS * len(words)
+
+
 def _page(lines: list[list[_Word]], scale: float, min_confidence: float,
           shift: Callable[[int, int], tuple[int, int]] | None) -> OcrPage:
     """Lines of words (in pixels of the sheet the engine read) -> the page's lines in points."""
     out: list[OcrLine] = []
     dropped: list[str] = []
+    noise: list[str] = []
     confidences: list[float] = []
     for line in lines:
         words = []
@@ -510,6 +541,9 @@ def _page(lines: list[list[_Word]], scale: float, min_confidence: float,
             else:
                 words.append(word)
         if not words:
+            continue
+        if is_noise([w.text for w in words], statistics.fmean(w.confidence for w in words)):
+            noise.append(" ".join(w.text for w in sorted(words, key=lambda w: w.left)))
             continue
         words.sort(key=lambda w: w.left)
         height = statistics.median(w.height for w in words)
@@ -526,7 +560,7 @@ def _page(lines: list[list[_Word]], scale: float, min_confidence: float,
             size=float(round(height * scale)), confidence=round(statistics.fmean(w.confidence for w in words), 1),
         ))
     confidence = round(statistics.fmean(confidences), 1) if confidences else 0.0
-    return OcrPage(tuple(out), confidence, tuple(dropped))
+    return OcrPage(tuple(out), confidence, tuple(dropped), tuple(noise))
 
 
 def _latin(text: str) -> bool:
@@ -538,8 +572,13 @@ def _hangul(char: str) -> bool:
 
 
 def dropped_warning(page: int, ocr: OcrPage, floor: float) -> str | None:
-    """The warning for the words of an OCR'd page left out under the confidence floor."""
-    if not ocr.dropped:
-        return None
-    shown = ", ".join(repr(w) for w in ocr.dropped[:5]) + (", …" if len(ocr.dropped) > 5 else "")
-    return f"page {page}: {len(ocr.dropped)} OCR word(s) under confidence {floor:g} left out ({shown})"
+    """The warning for what the OCR of a page left out: words under the confidence floor, lines of
+    picture noise (:func:`is_noise`)."""
+    parts = []
+    if ocr.dropped:
+        shown = ", ".join(repr(w) for w in ocr.dropped[:5]) + (", …" if len(ocr.dropped) > 5 else "")
+        parts.append(f"{len(ocr.dropped)} OCR word(s) under confidence {floor:g} left out ({shown})")
+    if ocr.noise:
+        shown = ", ".join(repr(line) for line in ocr.noise[:2]) + (", …" if len(ocr.noise) > 2 else "")
+        parts.append(f"{len(ocr.noise)} line(s) read from a picture, not text, left out ({shown})")
+    return f"page {page}: {'; '.join(parts)}" if parts else None

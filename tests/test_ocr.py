@@ -285,6 +285,26 @@ def test_tsv_lines_join_hangul_syllables_by_their_gaps_and_leave_out_unsure_word
     assert first.confidence == pytest.approx((93 + 91 + 95 + 96) / 4, abs=0.1)
 
 
+def test_a_line_read_from_a_picture_is_left_out_and_said():
+    """A decorative picture on a cover comes out of the engine as lines of marks, lone jamo and lone
+    Latin letters, read unsurely: such a line is left out and named in the page's warning. A line of
+    spaced syllables, a sure line of marks (a ruled table's ``| |``) and an unsure line of words stay."""
+    from parsers.ocr import dropped_warning, is_noise
+
+    tsv = _HEADER + "".join([
+        _word(1, 1, 100, 30, 52, "ㄴㄴ"), _word(1, 2, 140, 30, 55, "So"), _word(1, 3, 180, 20, 50, "="),
+        _word(1, 4, 210, 20, 53, "="), _word(1, 5, 240, 20, 51, "x"),
+        _word(2, 1, 100, 30, 90, "인"), _word(2, 2, 180, 30, 88, "공"), _word(2, 3, 260, 90, 91, "산업의"),
+        _word(3, 1, 100, 10, 80, "|"), _word(3, 2, 300, 10, 78, "|"),
+        _word(4, 1, 100, 60, 50, "기술능력"), _word(4, 2, 200, 60, 48, "평가"), _word(4, 3, 300, 10, 52, "|"),
+    ])
+    page = lines_from_tsv(tsv, 72 / 300, min_confidence=30)
+    assert [line.text for line in page.lines] == ["인 공 산업의", "| |", "기술능력 평가 |"]
+    assert page.noise == ("ㄴㄴ So = = x",)
+    assert dropped_warning(1, page, 30) == "page 1: 1 line(s) read from a picture, not text, left out ('ㄴㄴ So = = x')"
+    assert not is_noise(["ㄴㄴ", "So", "=", "=", "x"], 65.0) and is_noise(["=", "x", "2"], 64.9)
+
+
 def test_each_line_keeps_the_reading_the_engine_is_surer_of():
     """A Korean page is read twice (kor+eng, then kor alone): a line the English model took for
     Latin letters ("BAS" for 행위를) takes the Korean reading, a line of English keeps its own, and a
