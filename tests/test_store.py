@@ -179,6 +179,20 @@ def test_embedding_cache_is_keyed_by_embedder_and_text_hash(db_path):
     assert store.cache.vectors("e2", ["h1"])["h1"].tolist() == two.tolist()
 
 
+def test_two_processes_saving_to_a_new_cache_at_once_keep_both_their_vectors(db_path):
+    """Two workers that each found no cache table and create it at once (the Dask runner's two
+    processes did, losing two of eight vectors): the second's vectors are added, not dropped."""
+    first, second = Store(db_path), Store(db_path)
+    assert second.cache._open(cache_table_name("e")) is None  # the second looked before the first wrote
+    first.cache.save("e", {"h1": np.ones(4, dtype=np.float32)})
+    looked = second.cache._open
+    second.cache._open = lambda name: None  # and acts on what it saw
+    second.cache.save("e", {"h2": np.full(4, 2, dtype=np.float32), "h3": np.full(4, 3, dtype=np.float32)})
+    second.cache._open = looked
+    got = Store(db_path).cache.vectors("e", ["h1", "h2", "h3"])
+    assert {h: float(v[0]) for h, v in got.items()} == {"h1": 1.0, "h2": 2.0, "h3": 3.0}
+
+
 def test_maintain_builds_text_indexes_and_compacts_piled_up_commits(db_path):
     store = Store(db_path)
     for i in range(TOO_MANY_FRAGMENTS + 2):  # one small commit per file, as many small runs leave it

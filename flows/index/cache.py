@@ -141,10 +141,18 @@ class EmbeddingCache:
                 ], schema=schema)
 
         data = pa.RecordBatchReader.from_batches(schema, batches())
-        table = self._open(cache_table_name(embedder))
+        name = cache_table_name(embedder)
+        table = self._open(name)
         if table is None:
-            self.db.create_table(cache_table_name(embedder), data=data, exist_ok=True)
-            return
+            # Created empty, then appended to: ``create_table(data=..., exist_ok=True)`` opens a table
+            # another process created meanwhile and drops the data it was given (two Dask workers
+            # filling a new cache at once lost vectors that way).
+            try:
+                table = self.db.create_table(name, schema=schema, exist_ok=True)
+            except Exception:  # the other process's create committed first
+                table = self._open(name)
+                if table is None:
+                    raise
         # Appended, not merged on ``key``: the callers cache only what :meth:`vectors` did not
         # find, and a merge joins the batch against the whole cache. A key written twice (two runs
         # embedding the same text at once) keeps its first vector: lookups take the first row.
