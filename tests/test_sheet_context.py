@@ -198,3 +198,30 @@ def test_the_passages_of_a_row_group_are_cut_from_its_rows_not_its_repeated_head
             assert parts, "a chunk over one passage has passages"
             assert not any(part.startswith("도서관명 시도명") for part in parts), parts[0]
             assert all("평일운영시작시각 평일운영종료시각" not in part for part in parts), "no header text in a passage"
+
+
+def test_a_daily_record_keyed_by_compact_dates_is_embedded_with_its_dates_as_korean_says_them(tmp_path: Path) -> None:
+    """A daily record exported with its dates as ``20180315``: the texts embedded for its chunks say
+    ``2018년 3월 15일`` (as a question does), the stored text keeps the document's form, a number that
+    is no date stays as it is, and an English record is embedded as it is written."""
+    from flows.ingest.pipeline import embedded_texts
+
+    days = [dt.date(2018, 3, 1) + dt.timedelta(days=n) for n in range(40)]
+    korean = tmp_path / "대기오염도.csv"
+    korean.write_text("측정일시,측정소명,미세먼지,관리번호\n" + "".join(
+        f"{day:%Y%m%d},{site},{30 + n % 7},20181332\n" for n, day in enumerate(days) for site in ("종로구", "중구")),
+        "cp949")
+    english = tmp_path / "air.csv"
+    english.write_text("date,site,pm10\n" + "".join(f"{day:%Y%m%d},Central,{30 + n % 7}\n" for n, day in enumerate(days)),
+                       "utf-8")
+    config = CutConfig(Budget(min_tokens=20, max_tokens=200, merge_ceiling=220))
+    _, chunks = cut_document(parse(korean), config, korean.name)
+    assert len(chunks) > 3 and all(re.search(r"^20180\d{3} \| ", c.text, re.M) for c in chunks), "stored as written"
+    for label_rows, key in ((False, "2018년 3월 15일 종로구"), (True, "측정일시 2018년 3월 15일 · 측정소명 종로구")):
+        texts = "\n".join(t for c in chunks for t in embedded_texts(c, False, True, 64, label_rows))
+        assert key in texts and "2018년 4월 9일" in texts
+        assert not re.search(r"\b20180\d{3}\b", texts), "every date cell is said as a date"
+        assert "20181332" in texts, "a number that is no date (month 13) stays as it is"
+    _, chunks = cut_document(parse(english), config, english.name)
+    texts = "\n".join(t for c in chunks for t in embedded_texts(c, False, True, 64, True))
+    assert "date 20180315 · site Central" in texts and "년" not in texts
