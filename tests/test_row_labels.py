@@ -146,7 +146,7 @@ def test_inspect_shows_what_is_embedded(tmp_path, capsys, monkeypatch):
     shown = capsys.readouterr().out
     assert "20150101 | 강남구 |" in shown and "측정소명 강남구" not in shown
     assert main(["inspect", str(path), "--chunk", "0", "--embedded"]) == 0
-    assert "측정일시 20150101 · 측정소명 강남구 ·" in capsys.readouterr().out
+    assert "측정일시 2015년 1월 1일 · 측정소명 강남구 ·" in capsys.readouterr().out  # its date as Korean says it
 
 
 def test_inspect_shows_the_passages_embedded_beside_a_chunk(tmp_path, capsys, monkeypatch):
