@@ -370,17 +370,18 @@ def parse_hwpx(path: Path) -> Document:
     check_ooxml(path)
     try:
         with zipfile.ZipFile(path) as archive:
-            names = archive.namelist()
-            _refuse_encrypted(archive, set(names))
-            package = _xml(archive, "Contents/content.hpf") if "Contents/content.hpf" in names else None
+            members = _members(archive)
+            names = list(members)
+            _refuse_encrypted(archive, members)
+            package = _xml(archive, members["Contents/content.hpf"]) if "Contents/content.hpf" in members else None
             sections = _section_parts(package, names)
             if not sections:
                 raise CorruptFile("no Contents/sectionN.xml part: not a readable HWPX document")
             head_name = "Contents/header.xml"
-            reader = _Reader(_Head.read(_xml(archive, head_name) if head_name in names else None))
+            reader = _Reader(_Head.read(_xml(archive, members[head_name]) if head_name in members else None))
             body: list[Block] = []
             for name in sections:
-                reader.section(_xml(archive, name), body)
+                reader.section(_xml(archive, members[name]), body)
     except zipfile.BadZipFile as exc:
         raise CorruptFile(f"broken zip container: {exc}") from exc
     except (OSError, EOFError, ValueError, NotImplementedError) as exc:  # zlib errors, bad members
@@ -393,9 +394,20 @@ def parse_hwpx(path: Path) -> Document:
     return Document(str(path), "hwpx", tuple(blocks), properties)
 
 
-def _refuse_encrypted(archive: zipfile.ZipFile, names: set[str]) -> None:
-    if "META-INF/manifest.xml" in names:
-        with archive.open("META-INF/manifest.xml") as member:
+def _members(archive: zipfile.ZipFile) -> dict[str, str]:
+    """The archive's member names as the package names them (``Contents/section0.xml``), each to the
+    name it is stored under. A tool that re-zipped a HWPX on Windows may store ``Contents\\section0.xml``,
+    with the separator the zip format does not allow, and every part is still there (a real filled-in
+    procurement notice had all its members so): read, not refused as corrupt."""
+    members: dict[str, str] = {}
+    for name in archive.namelist():
+        members.setdefault(name.replace("\\", "/"), name)
+    return members
+
+
+def _refuse_encrypted(archive: zipfile.ZipFile, members: dict[str, str]) -> None:
+    if "META-INF/manifest.xml" in members:
+        with archive.open(members["META-INF/manifest.xml"]) as member:
             manifest = member.read(4_000_000)
         if b"encryption-data" in manifest:
             raise EncryptedFile("password-protected HWPX document (encrypted parts)")

@@ -98,6 +98,22 @@ def test_hwpx_paragraphs_in_order_across_sections(report: Path) -> None:
     assert doc.properties.author == "디지털산업정책과"
 
 
+def test_hwpx_stored_with_backslashes_in_its_member_names_is_read(report: Path, tmp_path: Path) -> None:
+    """A real filled-in procurement notice, re-zipped by a tool on Windows, stores every member as
+    ``Contents\\section0.xml``; seams said "corrupt: no Contents/sectionN.xml part" and lost it whole."""
+    windows = tmp_path / "windows.hwpx"
+    with zipfile.ZipFile(report) as source, zipfile.ZipFile(windows, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            info.filename = info.filename.replace("/", "\\")
+            target.writestr(info, data)
+    with zipfile.ZipFile(windows) as archive:
+        assert "Contents\\section0.xml" in archive.namelist()
+    doc = parse(windows)
+    assert [b.text for b in doc.blocks] == [b.text for b in parse(report).blocks]
+    assert doc.properties.title == "2026년 지역 디지털 전환 지원사업 추진계획"
+
+
 def test_hwpx_outline_headings_get_their_numbers(report: Path) -> None:
     doc = parse(report)
     headings = [(b.level, b.text) for b in doc.blocks if b.kind == "heading"]
