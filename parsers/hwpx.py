@@ -59,6 +59,8 @@ _SECTION = re.compile(r"(?:^|/)section(\d+)\.xml$", re.IGNORECASE)
 #: Run items whose text is not the document's (section/column settings, fields' instructions).
 _SKIPPED = {"secPr", "colPr", "linesegarray", "fieldBegin", "fieldEnd", "bookmark", "pageNum",
             "pageNumCtrl", "pageHiding", "newNum", "autoNum", "indexmark", "hiddenComment"}
+#: The sides of a table (``hp:caption side``) from which its caption is read before it.
+_CAPTION_BEFORE = frozenset({"TOP", "LEFT"})
 
 
 def _local(element: Any) -> str:
@@ -311,11 +313,15 @@ class _Reader:
                 self._objects(child, blocks)
 
     def _table(self, tbl: Any) -> list[Block]:
-        """A table, then its caption (``hp:caption``)."""
-        caption: list[Block] = []
+        """A table and its caption (``hp:caption``), in the order they are read: a caption set above
+        the table or to its left (``side="TOP"``, ``"LEFT"``: ``<표 1> 유압식 잭 주요제원``, the usual
+        Korean layout) before it, one below or to its right after it. Read after the table whatever
+        its side, a caption above ended up at the top of the next chunk, apart from the table it names."""
+        before: list[Block] = []
+        after: list[Block] = []
         for element in _children(tbl, "caption"):
-            self.read(element, caption)
-        return [*self._grid(tbl), *caption]
+            self.read(element, before if (element.get("side") or "").upper() in _CAPTION_BEFORE else after)
+        return [*before, *self._grid(tbl), *after]
 
     def _grid(self, tbl: Any) -> list[Block]:
         rows = _children(tbl, "tr")

@@ -114,6 +114,28 @@ def test_hwpx_stored_with_backslashes_in_its_member_names_is_read(report: Path, 
     assert doc.properties.title == "2026년 지역 디지털 전환 지원사업 추진계획"
 
 
+@pytest.mark.parametrize(("side", "before"), [("TOP", True), ("LEFT", True), ("BOTTOM", False), ("RIGHT", False)])
+def test_hwpx_a_caption_is_read_on_the_side_of_its_table_it_is_set(tmp_path: Path, side: str, before: bool) -> None:
+    """A real equipment spec sets ``<표 1> 유압식 잭(30톤) 주요제원`` above its table
+    (``hp:caption side="TOP"``); read after the table, it opened the next chunk instead."""
+    path = make_hwpx(tmp_path / "제원.hwpx", [("body", "주요 제원은 아래 표와 같다."),
+                                             ("table", (("항목", "제원"), ("정격부하용량", "30 Ton 이상"))),
+                                             ("body", "요구성능은 다음과 같다.")])
+    caption = (f'<hp:caption side="{side}" fullSz="0" width="8504" gap="850"><hp:subList><hp:p><hp:run>'
+               "<hp:t>&lt;표 1&gt;</hp:t></hp:run><hp:run><hp:t> 유압식 잭 주요제원</hp:t></hp:run></hp:p>"
+               "</hp:subList></hp:caption>")
+    edited = tmp_path / "captioned.hwpx"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(edited, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename == "Contents/section0.xml":
+                data = re.sub(rb"(<hp:tbl [^>]*>)", lambda m: m.group(1) + caption.encode(), data, count=1)
+            target.writestr(info, data)
+    texts = [b.text for b in parse(edited).blocks]
+    table = next(i for i, text in enumerate(texts) if text.startswith("항목"))
+    assert texts[table - 1 if before else table + 1] == "<표 1> 유압식 잭 주요제원"
+    assert texts.count("<표 1> 유압식 잭 주요제원") == 1
+
 def test_hwpx_outline_headings_get_their_numbers(report: Path) -> None:
     doc = parse(report)
     headings = [(b.level, b.text) for b in doc.blocks if b.kind == "heading"]
