@@ -93,6 +93,8 @@ _SHORT_CONTROLS = frozenset({0, 10, 13, 24, 25, 26, 27, 28, 29, 30, 31})
 _EXTENDED_CONTROLS = frozenset({1, 2, 3, 11, 12, 14, 15, 16, 17, 18, 21, 22, 23})
 _SHORT_TEXT = {10: "\n", 24: "-", 30: " ", 31: " "}
 #: Controls whose records hold no text of the document.
+#: A caption's sides (its properties' two low bits) from which it is read before its table: left, top.
+_CAPTION_BEFORE = frozenset({0, 2})
 _NO_TEXT = {b"secd", b"cold", b"pgnp", b"atno", b"nwno", b"pghd", b"bokm", b"idxm", b"tdut", b"tcmt"}
 
 
@@ -432,10 +434,14 @@ class _Reader:
             anchored.extend(own)
 
     def _table(self, control: _Record) -> list[Block]:
-        """The table of a ``tbl `` control, then its caption."""
+        """The table of a ``tbl `` control and its caption, in the order they are read: a caption set
+        above the table or to its left before it, one below or to its right after it (as
+        :mod:`parsers.hwpx` reads ``hp:caption side``). The caption's list header is followed by
+        its properties, whose two low bits are its side (0 left, 1 right, 2 top, 3 bottom)."""
         rows = cols = 0
         cells: list[tuple[int, int, int, int, list[Block]]] = []
         caption: list[Block] = []
+        caption_first = False
         current: list[Block] | None = None
         seen_table = False
         for record in control.children:
@@ -444,13 +450,16 @@ class _Reader:
                 seen_table = True
             elif record.tag == TAG_LIST_HEADER and not seen_table:  # the caption's list comes first
                 current = caption
+                if len(record.data) >= 12:
+                    caption_first = struct.unpack_from("<I", record.data, 8)[0] & 3 in _CAPTION_BEFORE
             elif record.tag == TAG_LIST_HEADER and len(record.data) >= 16:
                 col, row, across, down = struct.unpack_from("<HHHH", record.data, 8)
                 current = []
                 cells.append((row, col, max(down, 1), max(across, 1), current))
             elif record.tag == TAG_PARA_HEADER and current is not None:
                 self._paragraph(record, current)
-        return [*self._grid(rows, cols, cells), *caption]
+        grid = self._grid(rows, cols, cells)
+        return [*caption, *grid] if caption_first else [*grid, *caption]
 
     def _grid(self, rows: int, cols: int, cells: list[tuple[int, int, int, int, list[Block]]]) -> list[Block]:
         if not cells:

@@ -414,6 +414,25 @@ def table_control(level: int, rows: int, cols: int, cells: bytes) -> bytes:
             + record(TAG_TABLE, level + 1, struct.pack("<IHH", 0, rows, cols)) + cells)
 
 
+@pytest.mark.parametrize(("side", "before"), [(2, True), (0, True), (3, False), (1, False)])
+def test_hwp_records_a_caption_is_read_on_the_side_of_its_table_it_is_set(side: int, before: bool) -> None:
+    """As in HWPX: a caption's properties (after its list header) say its side, 0 left, 1 right,
+    2 top, 3 bottom. A real 업무보고 sets its budget table's unit, ``(단위 : 억원, %)``, on top."""
+    caption = (record(TAG_LIST_HEADER, 2, struct.pack("<hHI", 1, 0, 0) + struct.pack("<IIHI", side, 8504, 850, 44139))
+               + paragraph(2, "(단위 : 억원)"))
+    table = (record(TAG_CTRL_HEADER, 1, b" lbt" + b"\x00" * 4) + caption
+             + record(TAG_TABLE, 2, struct.pack("<IHH", 0, 2, 2))
+             + cell(2, 0, 0, 1, 1, "구분") + cell(2, 0, 1, 1, 1, "예산")
+             + cell(2, 1, 0, 1, 1, "총지출") + cell(2, 1, 1, 1, 1, "353,452"))
+    reader = _Reader(_DocInfo())
+    blocks: list = []
+    reader.read(read_records(paragraph(0, "□ 예산", 11, controls=table) + paragraph(0, "○ 끝")), blocks)
+    texts = [b.text for b in blocks]
+    grid = texts.index("구분 | 예산\n총지출 | 353,452")
+    assert texts[grid - 1 if before else grid + 1] == "(단위 : 억원)"
+    assert texts[0] == "□ 예산" and texts[-1] == "○ 끝"
+
+
 def test_hwp_records_a_frame_is_read_as_its_content_and_a_nested_table_keeps_its_rows() -> None:
     """As in HWPX: a table of one cell is a frame, its paragraphs and tables in its place; a table in a
     cell of another table is a table of its own after it (untitled: HWP's header rows are detected,
