@@ -301,6 +301,19 @@ def is_legal_text(article_lines: Sequence[str]) -> bool:
     return longest >= 3
 
 
+def is_regulation(text: str, candidates: Sequence[Candidate]) -> bool:
+    """Whether a document is a regulation: its article lines run as a regulation's do
+    (:func:`is_legal_text`) and the first of them starts in the first half of its ``text``.
+
+    Why the half: a plan, a bid notice or a statement of work may carry a contract's clauses, 제1조 to
+    제12조, in its last annex (a real 과업지시서: [별표4] 용역사업 보안특약 조항, on its 17th page of
+    18); read as a regulation, its own ``1.``–``13.`` sections became 호 of an article and a bare ``④``
+    headed its last three chunks. A regulation's articles start its body, and a notice that attaches
+    one (붙임) is mostly that regulation."""
+    articles = [c for c in candidates if c.marker == Marker("legal", ARTICLE_RANK)]
+    return bool(articles) and articles[0].offset <= len(text) / 2 and is_legal_text([c.line for c in articles])
+
+
 def find_headings(doc: Document) -> list[Heading]:
     """Every header line of the document with its depth, after the document-level context checks."""
     candidates = scan(doc).candidates
@@ -309,7 +322,7 @@ def find_headings(doc: Document) -> list[Heading]:
         # ("6) 발표력 (10%)") is an item of that slide, not a header over the slides after it.
         candidates = tuple(c for c in candidates if c.marker is None)
     families = {c.marker.family for c in candidates if c.marker is not None}
-    legal = is_legal_text([c.line for c in candidates if c.marker == Marker("legal", ARTICLE_RANK)])
+    legal = is_regulation(doc.text, candidates)
     report = bool(families & _REPORT)
     kept: list[tuple[Candidate, Marker | None]] = []
     for candidate in candidates:

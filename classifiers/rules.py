@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 
-from classifiers.headings import is_legal_text, scan
+from classifiers.headings import is_regulation, scan
 from classifiers.markers import ARTICLE_RANK
 from parsers.model import Document
 
@@ -77,10 +77,9 @@ def gather_facts(doc: Document, tokens: int, max_tokens: int, relative_name: str
     text = doc.text
     table_chars = sum(len(b.text) for b in doc.blocks if b.kind == "table")
     first = scan(doc, max_lines=FIRST_LINES)
-    articles = [c.line for c in first.candidates
-                if c.marker is not None and c.marker.family == "legal" and c.marker.rank == ARTICLE_RANK]
-    # Articles that do not run as a regulation's do (제1조 on, or in sequence) are quoted from a law.
-    article_family = "legal_article" if is_legal_text(articles) else "article_quoted"
+    # Articles that do not run as a regulation's do (제1조 on, or in sequence), or that only start in
+    # the second half of the document (an annex's contract clauses), are quoted, not its sections.
+    article_family = "legal_article" if is_regulation(text, first.candidates) else "article_quoted"
     markers: dict[str, int] = {}
     for candidate in first.candidates:
         marker = candidate.marker

@@ -576,6 +576,27 @@ def test_a_plan_that_quotes_a_law_is_not_a_regulation(counter):
     assert [h.text for h in find_headings(quoting)] == ["□ 관리 수단", "□ 연계 관리"], "a quoted article is body"
 
 
+def test_a_statement_of_work_whose_last_annex_holds_contract_clauses_is_not_a_regulation():
+    """A real 과업지시서 carries a security contract's 제1조–제12조 in its last annex ([별표4], page 17
+    of 18). Read as a regulation, its own 1.–13. were 호 of an article, no section, and a bare ``④``
+    headed its last chunks. Articles that only start in the second half of a document are an
+    annex's, not its sections; a regulation's articles open its body."""
+    from classifiers import gather_facts
+
+    body = "".join(f"{n}. {title}\n○ {title}의 세부 내용은 과업 범위와 수행 방법을 정하며 감독관과 협의하여 조정할 수 있다.\n"
+                   f"① {title}에 필요한 인력과 장비를 투입한다.\n② 결과는 보고서로 제출한다.\n"
+                   for n, title in enumerate(("과업명", "과업 기간", "과업 범위", "수행 방법", "보고서 작성", "기타사항"), 1))
+    annex = "[별표4] 용역사업 보안특약 조항\n" + "".join(f"제{n}조(보안 의무 {n}) 사업자는 보안 의무를 지킨다.\n" for n in range(1, 6))
+    sow = _doc((body + annex).strip().replace("\n", "\n\n"))
+    texts = [h.text for h in find_headings(sow)]
+    assert "6. 기타사항" in texts and "1. 과업명" in texts, texts
+    assert not any(text in ("①", "②") for text in texts)
+    assert gather_facts(sow, 900, 1100).markers.get("legal_article", 0) == 0
+    regulation = _doc((annex.split("\n", 1)[1] + body).strip().replace("\n", "\n\n"))  # articles first
+    assert "제1조(보안 의무 1)" in [h.text for h in find_headings(regulation)]
+    assert gather_facts(regulation, 900, 1100).markers["legal_article"] == 5
+
+
 def test_a_pdf_title_set_larger_than_everything_is_not_a_section(tmp_path, counter):
     files = pytest.importorskip("fixtures.files")
     from parsers import parse
