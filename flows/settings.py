@@ -30,7 +30,8 @@ from splitters import STRATEGIES, Budget, get_strategy
 #: tables nested in cells read apart (PDF, HWP, HWPX, DOCX) and one-cell frames as their content,
 #: title rows apart from header rows, HTML contact footers kept, back matter packed within its
 #: heading family, a Korean table's date cells embedded as Korean says them. 5 (2026-12-07, later):
-#: a Hangul (HWP, HWPX) table's caption read on its side, before the table when set above it.
+#: a Hangul (HWP, HWPX) table's caption read on its side, before the table when set above it; a
+#: document whose articles only start in its second half (an annex's clauses) is not a regulation.
 PIPELINE_VERSION = "5"
 #: The longest knowledge base name: its tables' folder names (``KB__manifest.lance``) must fit in
 #: the file system's 255 bytes with room to spare.
