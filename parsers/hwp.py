@@ -93,9 +93,9 @@ _SHORT_CONTROLS = frozenset({0, 10, 13, 24, 25, 26, 27, 28, 29, 30, 31})
 _EXTENDED_CONTROLS = frozenset({1, 2, 3, 11, 12, 14, 15, 16, 17, 18, 21, 22, 23})
 _SHORT_TEXT = {10: "\n", 24: "-", 30: " ", 31: " "}
 #: Controls whose records hold no text of the document.
+_NO_TEXT = {b"secd", b"cold", b"pgnp", b"atno", b"nwno", b"pghd", b"bokm", b"idxm", b"tdut", b"tcmt"}
 #: A caption's sides (its properties' two low bits) from which it is read before its table: left, top.
 _CAPTION_BEFORE = frozenset({0, 2})
-_NO_TEXT = {b"secd", b"cold", b"pgnp", b"atno", b"nwno", b"pghd", b"bokm", b"idxm", b"tdut", b"tcmt"}
 
 
 @dataclass
