@@ -32,7 +32,9 @@ from splitters import STRATEGIES, Budget, get_strategy
 #: heading family, a Korean table's date cells embedded as Korean says them. 5 (2026-12-07, later):
 #: a Hangul (HWP, HWPX) table's caption read on its side, before the table when set above it; a
 #: document whose articles only start in its second half (an annex's clauses) is not a regulation.
-PIPELINE_VERSION = "5"
+#: 6 (2026-12-07, evening): a sheet's tables stacked under key/value rows or their own titles read
+#: apart, each with its own header rows.
+PIPELINE_VERSION = "6"
 #: The longest knowledge base name: its tables' folder names (``KB__manifest.lance``) must fit in
 #: the file system's 255 bytes with room to spare.
 KB_MAX_LENGTH = 64

@@ -236,7 +236,9 @@ def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = (
             # Header rows set off from their data by an empty row: they head the band below.
             top += _top_rows(rows, *bands[number + 1], 0, rows.end_column)[:1]
         heads = _heads_a_table(top)
-        if heads and headed and not _bridged(rows.numbers[band_start - 1], rows.numbers[band_start], merges):
+        if number and not _bridged(rows.numbers[band_start - 1], rows.numbers[band_start], merges) and (
+                (heads and (headed or _holds_rows(rows, start, band_start)))
+                or _labels_beyond(top, _columns_in_use(rows, start, band_start))):
             groups.append((start, band_start))
             start, headed = band_start, False
         headed = headed or heads
@@ -246,6 +248,63 @@ def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = (
         runs = _column_runs(rows, group_start, group_stop, merges)
         parts.extend(_side_by_side(rows, group_start, group_stop, runs))
     return parts
+
+
+#: Rows of two cells or more that make the rows above a table their own (:func:`_holds_rows`).
+_ROWS_OF_THEIR_OWN = 2
+
+
+def _filled(cells: Sequence[str]) -> set[int]:
+    return {column for column, cell in enumerate(cells) if cell}
+
+
+def _multi_cell_rows(rows: SheetRows, start: int, stop: int) -> Iterator[set[int]]:
+    """The filled columns of each row of ``start..stop - 1`` that has two cells or more."""
+    for index in range(start, stop):
+        packed = rows.packed[index]
+        if PACKED_SEPARATOR in packed:
+            columns = _filled(packed.split(PACKED_SEPARATOR))
+            if len(columns) >= 2:
+                yield columns
+
+
+def _holds_rows(rows: SheetRows, start: int, stop: int) -> bool:
+    """Whether rows ``start..stop - 1`` are more than a title over what follows: a block of rows of
+    two cells or more (``서비스명 | perDay`` over ``Method | GET``), which a table below is not the
+    continuation of. Titles, units and notes stand one to a row."""
+    found = 0
+    for _ in _multi_cell_rows(rows, start, stop):
+        found += 1
+        if found >= _ROWS_OF_THEIR_OWN:
+            return True
+    return False
+
+
+def _columns_in_use(rows: SheetRows, start: int, stop: int) -> set[int]:
+    """The columns the first rows of two cells or more in ``start..stop - 1`` fill (up to one more
+    than :data:`MAX_HEADER_ROWS`: a table's header rows and its first data row)."""
+    columns: set[int] = set()
+    for seen, filled in enumerate(_multi_cell_rows(rows, start, stop)):
+        if seen > MAX_HEADER_ROWS:
+            break
+        columns |= filled
+    return columns
+
+
+def _labels_beyond(top: Sequence[Sequence[str]], columns: set[int]) -> bool:
+    """Whether these first rows of a band open another table than the one above, whose header and
+    first rows fill ``columns``: a row of labels (under a title row, if any) with a label in a
+    column the table above has nothing in, and a row under it. A table's own rows, set apart by an
+    empty row, stay under its header's columns; ``응답 메세지 명세`` over ``구분 | 항목명 | … | 데이터타입
+    | 비고`` reaches a column the request table above it leaves empty."""
+    if not columns:
+        return False
+    first = 1 if top and _is_title_row(top[0]) else 0
+    if len(top) < first + 2:
+        return False
+    labels = top[first]
+    filled = _filled(labels)
+    return len(filled) >= 2 and not any(is_value(labels[c]) for c in filled) and not filled <= columns
 
 
 def _bands(numbers: Sequence[int]) -> Iterator[tuple[int, int]]:

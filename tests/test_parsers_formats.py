@@ -279,6 +279,46 @@ def test_a_report_sheet_with_header_rows_set_off_by_an_empty_row_holds_one_table
     assert [b.table.header_rows for b in doc.blocks] == [2, 2]
 
 
+def _api_spec() -> tuple[list[list[object]], list[str]]:
+    """An open-data API guide's sheet (a real one's layout): the service's facts as key/value rows,
+    then a request table under its merged title, then a response table of text only under its own
+    title, whose labels reach a column the request table leaves empty."""
+    rows: list[list[object]] = [["서비스명(영문)", "perDay"], ["서비스명(국문)", "일별 도매 가격정보"],
+                                ["오퍼레이션명", "price"], ["Method", "GET"], [], []]
+    rows += [["요청 메세지 명세"], ["항목명(영문)", "항목명(국문)", "항목크기", "필수여부", "항목설명"]]
+    rows += [[f"param{k}", f"요청 항목 {k}", 10 * k, "필수", f"설명 {k}"] for k in range(1, 21)]
+    rows += [[], [], ["응답 메세지 명세"], ["구분", "항목명(영문)", "", "항목명(국문)", "데이터타입", "비고"]]
+    rows += [["body", f"field{k}", "", f"응답 항목 {k}", "문자열"] for k in range(1, 21)]
+    return rows, ["A7:E7", f"A{len(rows) - 21}:F{len(rows) - 21}"]
+
+
+def test_tables_stacked_under_their_titles_below_key_value_rows_are_tables_of_their_own(tmp_path: Path) -> None:
+    """The key/value rows were read as the header of one table holding both of the sheet's tables:
+    each piece of the response table repeated ``서비스명(영문) | perDay`` and never its own labels."""
+    rows, merges = _api_spec()
+    doc = parse(make_xlsx(tmp_path / "api.xlsx", {"API 명세": rows}, merges={"API 명세": merges}))
+    assert [(b.locator.row_start, b.locator.row_end) for b in doc.blocks] == [(1, 4), (7, 28), (31, 52)]
+    facts, request, response = (b.table for b in doc.blocks)
+    assert facts.rows[-1] == ("Method", "GET")
+    assert request.rows[:2] == (("요청 메세지 명세", "", "", "", ""),
+                                ("항목명(영문)", "항목명(국문)", "항목크기", "필수여부", "항목설명"))
+    assert response.rows[1] == ("구분", "항목명(영문)", "", "항목명(국문)", "데이터타입", "비고")
+    assert [request.header_rows, response.header_rows] == [2, 2]
+    _, chunks = cut_document(doc, CutConfig(Budget(min_tokens=2, max_tokens=120, merge_ceiling=125, pack=100)), "api.xlsx")
+    last = next(chunk for chunk in chunks if "field20" in chunk.text)
+    assert "구분 | 항목명(영문) |  | 항목명(국문) | 데이터타입 | 비고" in last.header + last.text
+    assert "서비스명(영문)" not in last.header + last.text and "항목크기" not in last.header + last.text
+
+
+def test_a_text_table_continued_after_an_empty_row_under_its_own_columns_stays_one_table(tmp_path: Path) -> None:
+    """A requirements list set apart in groups by empty rows and group titles: the rows after a
+    title fill the columns the header above names, so they are read under that header."""
+    rows: list[list[object]] = [["요구사항 ID", "요구사항명", "설명"], ["SFR-001", "로그인", "아이디로 로그인한다"]]
+    rows += [[], ["보안 요구사항"], ["SER-001", "암호화", "비밀번호를 암호화한다"], ["SER-002", "감사 기록", "접속을 기록한다"]]
+    doc = parse(make_xlsx(tmp_path / "req.xlsx", {"요구사항": rows}))
+    assert len(doc.blocks) == 1 and doc.blocks[0].table.rows[0] == ("요구사항 ID", "요구사항명", "설명")
+
+
 @pytest.mark.parametrize("rows, merges", [
     # An empty column under a header cell is inside the table.
     ([["이름", "비고", "점수"], ["가", "", 1], ["나", "", 2]], ()),
