@@ -216,7 +216,10 @@ def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = (
 
     Tables sit apart where a band of fully empty rows, or a fully empty column, separates blocks of
     cells that each head a table (:func:`_heads_a_table`: label rows over a row with figures, or
-    over an empty row and then figures: a report's sheet sets its header apart that way). A
+    over an empty row and then figures: a report's sheet sets its header apart that way). Below
+    empty rows, a block also opens a table of its own when it heads one under rows of two cells (a
+    block of key/value rows), or when its labels reach a column the rows above leave empty
+    (:func:`_labels_beyond`). A
     block beside another whose first row is level with the other's header rows is part of the same
     table (a column set off by an empty one, "Topic | Period | | Page"), and so is a block joined to
     another by a merged range across the gap; blocks that cannot be told apart from data (text only)
@@ -229,6 +232,8 @@ def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = (
     start = 0
     headed = False  # whether the current group holds a band that heads a table
     bands = list(_bands(rows.numbers))
+    columns: set[int] = set()  # the columns the current group fills (merged ranges included)
+    pairs = 0  # its rows of two cells or more, counted up to _ROWS_OF_THEIR_OWN
     for number, (band_start, band_stop) in enumerate(bands):
         top = _top_rows(rows, band_start, band_stop, 0, rows.end_column)
         if len(top) == band_stop - band_start <= MAX_HEADER_ROWS and _label_rows(top) == len(top) \
@@ -237,11 +242,15 @@ def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = (
             top += _top_rows(rows, *bands[number + 1], 0, rows.end_column)[:1]
         heads = _heads_a_table(top)
         if number and not _bridged(rows.numbers[band_start - 1], rows.numbers[band_start], merges) and (
-                (heads and (headed or _holds_rows(rows, start, band_start)))
-                or _labels_beyond(top, _columns_in_use(rows, start, band_start))):
+                (heads and (headed or pairs >= _ROWS_OF_THEIR_OWN)) or (pairs and _labels_beyond(top, columns))):
             groups.append((start, band_start))
             start, headed = band_start, False
+            columns, pairs = set(), 0
         headed = headed or heads
+        if number + 1 < len(bands):  # what the next band is weighed against
+            band_columns, band_pairs = _band_columns(rows, band_start, band_stop, merges)
+            columns |= band_columns
+            pairs = min(pairs + band_pairs, _ROWS_OF_THEIR_OWN)
     groups.append((start, len(rows)))
     parts: list[SheetPart] = []
     for group_start, group_stop in groups:
@@ -250,60 +259,42 @@ def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = (
     return parts
 
 
-#: Rows of two cells or more that make the rows above a table their own (:func:`_holds_rows`).
+#: Rows of two cells or more that make the rows above a table their own, not a title over it: a
+#: block of key/value rows (``서비스명 | perDay`` over ``Method | GET``) is not what a table below
+#: continues. Titles, units and notes stand one to a row.
 _ROWS_OF_THEIR_OWN = 2
 
 
-def _filled(cells: Sequence[str]) -> set[int]:
-    return {column for column, cell in enumerate(cells) if cell}
-
-
-def _multi_cell_rows(rows: SheetRows, start: int, stop: int) -> Iterator[set[int]]:
-    """The filled columns of each row of ``start..stop - 1`` that has two cells or more."""
-    for index in range(start, stop):
-        packed = rows.packed[index]
-        if PACKED_SEPARATOR in packed:
-            columns = _filled(packed.split(PACKED_SEPARATOR))
-            if len(columns) >= 2:
-                yield columns
-
-
-def _holds_rows(rows: SheetRows, start: int, stop: int) -> bool:
-    """Whether rows ``start..stop - 1`` are more than a title over what follows: a block of rows of
-    two cells or more (``서비스명 | perDay`` over ``Method | GET``), which a table below is not the
-    continuation of. Titles, units and notes stand one to a row."""
-    found = 0
-    for _ in _multi_cell_rows(rows, start, stop):
-        found += 1
-        if found >= _ROWS_OF_THEIR_OWN:
-            return True
-    return False
-
-
-def _columns_in_use(rows: SheetRows, start: int, stop: int) -> set[int]:
-    """The columns the first rows of two cells or more in ``start..stop - 1`` fill (up to one more
-    than :data:`MAX_HEADER_ROWS`: a table's header rows and its first data row)."""
+def _band_columns(rows: SheetRows, start: int, stop: int,
+                  merges: Sequence[tuple[int, int, int, int]]) -> tuple[set[int], int]:
+    """The columns rows ``start..stop - 1`` fill (with the merged ranges that start in them), and
+    how many of those rows have two cells or more."""
     columns: set[int] = set()
-    for seen, filled in enumerate(_multi_cell_rows(rows, start, stop)):
-        if seen > MAX_HEADER_ROWS:
-            break
+    pairs = 0
+    for index in range(start, stop):
+        filled = {column for column, cell in enumerate(rows.packed[index].split(PACKED_SEPARATOR)) if cell}
         columns |= filled
-    return columns
+        pairs += len(filled) >= 2
+    low, high = rows.numbers[start], rows.numbers[stop - 1]
+    for row, col, _, last_col in merges:
+        if low <= row <= high:
+            columns.update(range(col - 1, last_col))
+    return columns, pairs
 
 
 def _labels_beyond(top: Sequence[Sequence[str]], columns: set[int]) -> bool:
-    """Whether these first rows of a band open another table than the one above, whose header and
-    first rows fill ``columns``: a row of labels (under a title row, if any) with a label in a
-    column the table above has nothing in, and a row under it. A table's own rows, set apart by an
-    empty row, stay under its header's columns; ``응답 메세지 명세`` over ``구분 | 항목명 | … | 데이터타입
-    | 비고`` reaches a column the request table above it leaves empty."""
+    """Whether these first rows of a band open another table than the one above, whose rows fill
+    ``columns``: a row of labels (under a title row, if any) with a label in a column the table
+    above has nothing in, and a row under it. A table's own rows, set apart by an empty row, stay
+    in its columns; ``응답 메세지 명세`` over ``구분 | 항목명 | … | 데이터타입 | 비고`` reaches a column
+    the request table above it leaves empty."""
     if not columns:
         return False
     first = 1 if top and _is_title_row(top[0]) else 0
     if len(top) < first + 2:
         return False
     labels = top[first]
-    filled = _filled(labels)
+    filled = {column for column, cell in enumerate(labels) if cell}
     return len(filled) >= 2 and not any(is_value(labels[c]) for c in filled) and not filled <= columns
 
 
