@@ -49,7 +49,7 @@ _YEAR = re.compile(r"^(19|20)\d\d$")
 _WHITESPACE = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff]")  # \v (a soft line break in Office files) is a space
 _VALUE = re.compile(
-    r"""^[-+(]?\s*[₩$€£¥]?\s*[-+]?\s*(\d[\d,]*(\.\d+)?|\.\d+)\s*(%|원|억원|만원|천원|[kKmMbB])?\)?$"""  # amounts
+    r"""^[-+(]?\s*[₩$€£¥]?\s*[-+]?\s*(\d{1,3}(\.\d{3})+(,\d+)?|\d[\d,]*(\.\d+)?|\.\d+)\s*(%|원|억원|만원|천원|[kKmMbB])?\)?$"""  # amounts (1.234.567,89 as Europe writes them too)
     r"""|^\d{4}[-./]\s?\d{1,2}([-./]\s?\d{1,2})?\.?(\s+\d{1,2}:\d{2}(:\d{2})?)?$"""  # 2025-01-04, 2025. 3.
     r"""|^\d{1,2}:\d{2}(:\d{2})?$"""  # times
     r"""|^(true|false|#n/a|#div/0!|#value!|#ref!|#name\?|#num!|#null!)$""",  # booleans, Excel errors

@@ -123,7 +123,8 @@ def test_header_detection_rules() -> None:
     # A merged year over quarter columns is a header even though "2025" looks like a number.
     grid = [["권역", "2025", "", "비고"], ["", "Q1", "Q2", ""], ["수도권", "1,820", "2,040", "잠정"]]
     assert detect_header_rows(grid, [Span(0, 0, 1, 0), Span(0, 1, 0, 2), Span(0, 3, 1, 3)]) == 2
-    assert all(is_value(v) for v in ("1,820", "12.5%", "₩3,000", "2025-01-04", "2025. 3.", "10:30", "#N/A", "-3"))
+    assert all(is_value(v) for v in ("1,820", "12.5%", "₩3,000", "2025-01-04", "2025. 3.", "10:30", "#N/A", "-3",
+                                     "124.504.000", "-38.584.000", "1.234,50"))  # as Europe writes amounts
     assert not any(is_value(v) for v in ("2025년", "1월", "Q1", "제1조", "서울"))
 
 
@@ -720,6 +721,62 @@ def test_pdf_table_cells_read_in_visual_order(tmp_path: Path) -> None:
     tables = [b.table for b in doc.blocks if b.table is not None]
     assert len(tables) == 1
     assert [list(row) for row in tables[0].rows] == rows
+
+
+def _table_over_two_pages(path: Path, repeat_header: bool) -> Path:
+    """A ruled table of 60 rows that fpdf breaks over two pages, its header row repeated on the
+    second page or not, with a paragraph after it."""
+    from fixtures.files import FONT_FAMILY, _fpdf_class
+    from fpdf import FontFace
+
+    pdf = _fpdf_class()(False, "", True)
+    pdf.add_page()
+    pdf.set_font(FONT_FAMILY, size=10)
+    with pdf.table(col_widths=(2, 1, 1), line_height=7, headings_style=FontFace(emphasis=None),
+                   repeat_headings=1 if repeat_header else 0) as table:
+        for cells in [("항목", "2024년", "2025년")] + [(f"사업 {n}", f"{n * 10:,}", f"{n * 11:,}") for n in range(1, 61)]:
+            row = table.row()
+            for cell in cells:
+                row.cell(cell)
+    pdf.set_font(FONT_FAMILY, size=11)
+    pdf.multi_cell(0, 6, "표가 끝난 뒤의 문단입니다.")
+    pdf.output(str(path))
+    return path
+
+
+@pytest.mark.parametrize("repeat_header", [True, False])
+def test_pdf_a_table_that_goes_on_over_a_page_break_is_one_table(tmp_path: Path, repeat_header: bool) -> None:
+    """Read page by page, the rest of a table on the next page was a table of its own: its first
+    data row was taken for its header (when the page did not repeat the header) and repeated above
+    every chunk of the rest, which never said which column is 2024년 and which 2025년."""
+    doc = parse(_table_over_two_pages(tmp_path / "table.pdf", repeat_header))
+    tables = [b for b in doc.blocks if b.table is not None]
+    assert len(tables) == 1
+    table = tables[0].table
+    assert (tables[0].locator.page, tables[0].locator.page_end) == (1, 2)
+    assert table.header_rows == 1 and table.rows[0] == ("항목", "2024년", "2025년")
+    assert [row[0] for row in table.rows[1:]] == [f"사업 {n}" for n in range(1, 61)]  # the header once
+    _, chunks = cut_document(doc, CutConfig(Budget(min_tokens=20, max_tokens=150, merge_ceiling=160, pack=120)), "t.pdf")
+    last = next(chunk for chunk in chunks if "사업 60" in chunk.text)
+    assert "항목 | 2024년 | 2025년" in last.header + last.text
+
+
+def test_pdf_a_table_of_other_labels_at_the_top_of_the_next_page_stays_apart(tmp_path: Path) -> None:
+    from fixtures.files import FONT_FAMILY, _fpdf_class
+    from fpdf import FontFace
+
+    pdf = _fpdf_class()(False, "", True)
+    for header, key in ((("구분", "예산", "비고"), "가"), (("항목", "인원", "기간"), "나")):
+        pdf.add_page()
+        pdf.set_font(FONT_FAMILY, size=10)
+        with pdf.table(line_height=7, headings_style=FontFace(emphasis=None)) as table:
+            for cells in [header] + [(f"{key} {n}", str(n), "-") for n in range(1, 4)]:
+                row = table.row()
+                for cell in cells:
+                    row.cell(cell)
+    pdf.output(str(tmp_path / "two.pdf"))
+    doc = parse(tmp_path / "two.pdf")
+    assert [b.table.rows[0] for b in doc.blocks if b.table is not None] == [("구분", "예산", "비고"), ("항목", "인원", "기간")]
 
 
 def _ruled_table_with_turned_header(pdf: Any, x: float, y: float, headers: Sequence[str],

@@ -15,9 +15,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from parsers.model import Block, Document, Locator, PageInfo, Properties
+from parsers.model import Block, Document, Locator, PackedRows, PageInfo, Properties, Table
 from parsers.pdf.furniture import LETTERS, furniture_lines, is_furniture, table_key
 from parsers.pdf.page import PARAGRAPH_GAP, Line, Page
+from parsers.tables import is_value
 
 #: Narrowest vertical band of white (points) read as a column gutter.
 MIN_COLUMN_GAP = 6.0
@@ -187,11 +188,20 @@ _OPENS = re.compile(r"^(?:[□■◆◇▣○◦●◎\-·∙•▪‐–※*①
 
 def _join_across_pages(blocks: list[Block]) -> list[Block]:
     """A paragraph that stops mid-sentence at the foot of a page and goes on at the top of the next
-    becomes one block (located on both pages), so no cut can fall inside its sentence."""
+    becomes one block (located on both pages), so no cut can fall inside its sentence; so does a
+    table that goes on at the top of the next page (:func:`_continued`)."""
     out: list[Block] = []
     body = -1  # index in ``out`` of the last block that is not furniture
     for block in blocks:
         last = out[body] if body >= 0 else None
+        if (last is not None and last.table is not None and block.table is not None
+                and last.locator.page is not None and block.locator.page == (last.locator.page_end or last.locator.page) + 1):
+            rows = _continued(last.table, block.table)
+            if rows is not None:
+                table = replace(last.table, rows=last.table.rows + rows)
+                out[body] = Block("table", table.render(), Locator(page=last.locator.page, page_end=block.locator.page),
+                                  table=table)
+                continue
         if (last is not None and last.kind == "paragraph" and block.kind == "paragraph"
                 and last.locator.page is not None and block.locator.page == (last.locator.page_end or last.locator.page) + 1
                 and not _FINISHED.search(last.text) and not _OPENS.match(block.text)):
@@ -203,6 +213,38 @@ def _join_across_pages(blocks: list[Block]) -> list[Block]:
         if block.kind != "furniture":
             body = len(out) - 1
     return out
+
+
+#: A cell longer than this is not a column's label (what :func:`_continued` reads a header by).
+_LABEL_CHARS = 20
+
+
+def _continued(above: Table, below: Table) -> tuple[tuple[str, ...], ...] | None:
+    """The rows of ``below``, the first table on a page, that go on ``above``, the last block of
+    the page before, or None when ``below`` is a table of its own.
+
+    A table cut by a page break goes on with the same columns, either under its header again (the
+    repeated header rows are dropped) or straight on with its rows. Read as a table of its own, its
+    first row was taken for a header and repeated above every chunk of the rest, and the rest lost
+    the header that names its columns (a statement of accounts' years; an RFP's 항목 | 작성방법). A
+    table with the same columns whose first row is a header of other labels (short, no figures)
+    stands on its own."""
+    rows = below.rows
+    if not rows or not above.rows or len(rows[0]) != len(above.rows[0]) or isinstance(rows, PackedRows):
+        return None
+    header = [_squeezed(row) for row in above.rows[above.title_rows:above.header_rows]]
+    lead = [_squeezed(row) for row in rows[:len(header)]]
+    if header and lead == header:
+        return tuple(rows[len(header):])
+    first = [cell for cell in rows[0] if cell]
+    if len(first) >= 2 and all(len(cell) <= _LABEL_CHARS and not is_value(cell) for cell in first):
+        return None
+    return tuple(rows)
+
+
+def _squeezed(row: Sequence[str]) -> tuple[str, ...]:
+    """A row's cells without their spaces: ``항 목`` and ``항목`` are the same label."""
+    return tuple("".join(cell.split()) for cell in row)
 
 
 def _reading_order(items: list[_Item], depth: int = 0) -> list[_Item]:
