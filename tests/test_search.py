@@ -476,3 +476,27 @@ def test_codes_are_runs_of_letters_and_digits_but_not_years():
     assert query_codes("모델 A1023과 a1023, 2024년 X5 보고서") == ["A1023", "a1023"]
     assert query_codes("2018년 3월 15일, 20180315") == ["20180315"]
     assert query_codes("개인정보 파기 기한 KISA") == []
+
+
+def test_a_question_that_names_a_sheet_finds_that_sheets_rows(prefect_harness, tmp_path):
+    """A workbook names its tables by their sheets; a question names the sheet ("혼잡도 테이블의
+    count 컬럼") where the rows do not. Two sheets hold the same table definition here, so only the
+    sheet's name, indexed beside the file's title, tells full text which one is meant."""
+    import openpyxl
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    book = openpyxl.Workbook()
+    for index, name in enumerate(("혼잡도", "유동인구")):
+        sheet = book.active if index == 0 else book.create_sheet()
+        sheet.title = name
+        sheet.append(["No.", "COLUMN NAME", "Type"])
+        for n, column in enumerate(("sta_no", "time", "count"), start=1):
+            sheet.append([n, column, "int64"])
+    book.save(root / "테이블정의서.xlsx")
+    db = str(tmp_path / "db")
+    ingest_flow([str(root)], settings(db))
+    for sheet_name in ("혼잡도", "유동인구"):
+        for mode in ("fts", "hybrid"):
+            top = search(settings(db), f"{sheet_name} 테이블의 count 컬럼 타입은?", k=1, mode=mode)[0]
+            assert top["sheet"] == sheet_name, (sheet_name, mode)
