@@ -802,6 +802,37 @@ def _ruled_table_with_turned_header(pdf: Any, x: float, y: float, headers: Seque
         left += width
 
 
+def test_pdf_a_title_boxed_with_a_rule_through_its_last_word_is_a_line_not_a_table(tmp_path: Path) -> None:
+    """Hangul's PDFs box section titles with a rule that can fall inside the last word; read as a
+    one-row table, "3. 세부 제안 요건" was "3. 세부 제안 요 | 건": no heading, and the word gone."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    pdf = _new_pdf(page_numbers=False)
+    pdf.add_page()
+    pdf.set_font(FONT_FAMILY, size=14)
+    pdf.set_line_width(0.4)
+    title = "3. 세부 제안 요건"
+    width = pdf.get_string_width(title)
+    last = pdf.get_string_width("건")
+    pdf.text(22, 36, title)
+    rule = 22 + width - 0.8 * last  # inside the last syllable, left of its middle
+    pdf.rect(20, 28, rule - 20, 11)
+    pdf.rect(rule, 28, 30, 11)
+    pdf.set_font(FONT_FAMILY, size=11)
+    for n in range(3):
+        pdf.text(20, 52 + 6 * n, f"제안사는 요구사항 {n + 1}을 충족하여야 한다.")
+    # A real table of two rows stays a table.
+    for r, row in enumerate((("구분", "내용"), ("기간", "6개월"))):
+        for c, cell in enumerate(row):
+            pdf.rect(20 + 40 * c, 80 + 8 * r, 40, 8)
+            pdf.text(22 + 40 * c, 86 + 8 * r, cell)
+    path = tmp_path / "boxed.pdf"
+    pdf.output(str(path))
+    doc = parse(path)
+    assert title in doc.text.split("\n")
+    assert [b.table.rows for b in doc.blocks if b.table is not None] == [(("구분", "내용"), ("기간", "6개월"))]
+
+
 def test_pdf_rotated_column_headers_read_as_words(tmp_path: Path) -> None:
     """Column headers turned up the page came out reversed and letter-spaced, "L T C B O J *" for
     "*JOBCTL" (the cell reader sorted the glyphs as if they lay on one line): rotated text is read

@@ -298,8 +298,12 @@ def _is_real_table(rows: Sequence[Sequence[str | None]]) -> bool:
     """Reject ruled shapes pdfplumber takes for tables that are not: a framed box of one column
     (a code listing, a callout), a grid much coarser than its text (most cells hold three or
     more lines, as when only some rules of a booktabs table were found), or a grid mostly empty
-    (a chart's grid lines). Their text then stays in the page's text."""
+    (a chart's grid lines), or a box of one row whose last cell holds a single letter (a title
+    boxed with a rule through its last word, as Hangul's PDFs draw section titles: read as cells,
+    "세부 제안 요건" was "세부 제안 요 | 건" and no heading). Their text then stays in the page's text."""
     filled = [(c, cell.strip()) for row in rows for c, cell in enumerate(row) if cell and cell.strip()]
+    if len(rows) == 1 and filled and len(filled[-1][1]) == 1 and filled[-1][1].isalpha():
+        return False  # a title boxed across a rule: "3. 세부 제안 요 | 건" is the line "3. 세부 제안 요건"
     if len({c for c, _ in filled} ) < 2:
         return False
     cells = sum(len(row) for row in rows)
