@@ -833,6 +833,33 @@ def test_pdf_a_title_boxed_with_a_rule_through_its_last_word_is_a_line_not_a_tab
     assert [b.table.rows for b in doc.blocks if b.table is not None] == [(("구분", "내용"), ("기간", "6개월"))]
 
 
+def test_pdf_a_table_of_short_labels_beside_long_wrapped_cells_is_a_table(tmp_path: Path) -> None:
+    """A Korean 구분 | 주요내용 table: a label of a line or two beside a cell of many ❍ lines. Most of
+    its cells hold three lines or more, which the reader took for a grid coarser than its text (a
+    booktabs table whose row rules were not found), so the table was read as loose lines and a
+    label ended one chunk while its content opened the next."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+    from fpdf import FontFace
+
+    pdf = _new_pdf(page_numbers=False)
+    pdf.add_page()
+    pdf.set_font(FONT_FAMILY, size=10)
+    rows = [("구 분", "주 요 내 용")] + [
+        (f"{label}\n관리\n기능", "\n".join(f"❍ {label} 기능 {n}을 제공" for n in range(1, 9)))
+        for label in ("오퍼", "고객", "캠페인", "채널")]
+    with pdf.table(col_widths=(1, 4), line_height=6, headings_style=FontFace(emphasis=None)) as table:
+        for cells in rows:
+            row = table.row()
+            for cell in cells:
+                row.cell(cell)
+    path = tmp_path / "labels.pdf"
+    pdf.output(str(path))
+    tables = [b.table for b in parse(path).blocks if b.table is not None]
+    assert len(tables) == 1 and len(tables[0].rows) == 5
+    label, content = tables[0].rows[1]
+    assert "오퍼" in label and "관리" in label and "오퍼 기능 8" in content
+
+
 def test_pdf_rotated_column_headers_read_as_words(tmp_path: Path) -> None:
     """Column headers turned up the page came out reversed and letter-spaced, "L T C B O J *" for
     "*JOBCTL" (the cell reader sorted the glyphs as if they lay on one line): rotated text is read

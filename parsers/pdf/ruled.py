@@ -297,7 +297,8 @@ def _nested(inner: Sequence[float], outer: Sequence[float], tolerance: float = 1
 def _is_real_table(rows: Sequence[Sequence[str | None]]) -> bool:
     """Reject ruled shapes pdfplumber takes for tables that are not: a framed box of one column
     (a code listing, a callout), a grid much coarser than its text (most cells hold three or
-    more lines, as when only some rules of a booktabs table were found), or a grid mostly empty
+    more lines, their columns' lines side by side, as when only some rules of a booktabs table were
+    found), or a grid mostly empty
     (a chart's grid lines), or a box of one row whose last cell holds a single letter (a title
     boxed with a rule through its last word, as Hangul's PDFs draw section titles: read as cells,
     "세부 제안 요건" was "세부 제안 요 | 건" and no heading). Their text then stays in the page's text."""
@@ -310,7 +311,16 @@ def _is_real_table(rows: Sequence[Sequence[str | None]]) -> bool:
     if cells >= 12 and len(filled) < 0.3 * cells:
         return False  # a chart's grid lines with a few labels and values scattered over it
     line_counts = sorted(len(LINE_BREAK.findall(cell)) for _, cell in filled)
-    return line_counts[len(line_counts) // 2] < 3
+    if line_counts[len(line_counts) // 2] < 3:
+        return True
+    # Most cells hold three lines or more: a grid coarser than its text runs its columns' lines in
+    # parallel (each line a row whose rule was not found), while a table of labels and wrapped
+    # text has rows of a short label beside a long cell ("오퍼\n관리" beside eight lines of ❍ items,
+    # a Korean 구분 | 주요내용 table, which was read as loose lines).
+    tall = [counts for row in rows
+            if len(counts := [len(LINE_BREAK.findall(cell)) for cell in row if cell and cell.strip()]) >= 2
+            and max(counts) >= 3]
+    return bool(tall) and sum(2 * min(counts) >= max(counts) for counts in tall) * 2 < len(tall)
 
 
 def _table_from_grid(rows: Sequence[Sequence[str | None]], cell_rows: Sequence[Any],
