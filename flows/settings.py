@@ -36,7 +36,8 @@ from splitters import STRATEGIES, Budget, get_strategy
 #: apart, each with its own header rows; a PDF table going on over a page break read as one table;
 #: amounts written as Europe writes them (124.504.000) read as figures; a sheet's name indexed for
 #: full text beside the file's title; PDF tables of short labels beside long wrapped cells read as
-#: tables, and titles boxed with a rule through their last word as lines.
+#: tables, titles boxed with a rule through their last word as lines, and figures merged over
+#: columns (years over amounts) given one to each column.
 PIPELINE_VERSION = "6"
 #: The longest knowledge base name: its tables' folder names (``KB__manifest.lance``) must fit in
 #: the file system's 255 bytes with room to spare.

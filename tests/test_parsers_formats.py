@@ -860,6 +860,44 @@ def test_pdf_a_table_of_short_labels_beside_long_wrapped_cells_is_a_table(tmp_pa
     assert "오퍼" in label and "관리" in label and "오퍼 기능 8" in content
 
 
+def _header_over_ruled_columns(pdf: Any, y: float, header: Sequence[tuple[str, float]], rows: Sequence[Sequence[str]]) -> None:
+    """A ruled table whose header row has no rules between its value columns: ``header`` is the
+    corner label, then (text, x) pairs written where they sit over the columns."""
+    widths = [50.0, 30.0, 30.0, 30.0]
+    pdf.rect(20, y, widths[0], 8)
+    pdf.rect(20 + widths[0], y, sum(widths[1:]), 8)  # one box over the value columns
+    pdf.text(22, y + 6, header[0][0])
+    for text, x in header[1:]:
+        pdf.text(x, y + 6, text)
+    for r, row in enumerate(rows, start=1):
+        left = 20.0
+        for width, cell in zip(widths, row, strict=True):
+            pdf.rect(left, y + 8 * r, width, 8)
+            pdf.text(left + 2, y + 8 * r + 6, cell)
+            left += width
+
+
+def test_pdf_years_over_columns_without_rules_between_them_label_each_column(tmp_path: Path) -> None:
+    """An income statement's header row had no rules between its years, so the years were one cell
+    merged over the four columns, repeated in each (``2015 2016 2017 2018 | 2015 2016 2017 2018 |
+    …``): no column said which year it was. Figures that sit one over each column label their own;
+    words centred over columns stay one merged label."""
+    from fixtures.files import FONT_FAMILY, _new_pdf
+
+    pdf = _new_pdf(page_numbers=False)
+    pdf.add_page()
+    pdf.set_font(FONT_FAMILY, size=10)
+    data = [["매출액", "1.200", "1.350", "1.410"], ["영업이익", "210", "180", "260"]]
+    _header_over_ruled_columns(pdf, 30, [("구분", 0), ("2022", 82), ("2023", 112), ("2024", 142)], data)
+    _header_over_ruled_columns(pdf, 90, [("구분", 0), ("연도별 실적 추이", 95)], data)
+    path = tmp_path / "years.pdf"
+    pdf.output(str(path))
+    years, words = (b.table for b in parse(path).blocks if b.table is not None)
+    assert years.rows[0] == ("구분", "2022", "2023", "2024")
+    assert years.rows[2] == ("영업이익", "210", "180", "260")
+    assert words.rows[0] == ("구분", "연도별 실적 추이", "연도별 실적 추이", "연도별 실적 추이")
+
+
 def test_pdf_rotated_column_headers_read_as_words(tmp_path: Path) -> None:
     """Column headers turned up the page came out reversed and letter-spaced, "L T C B O J *" for
     "*JOBCTL" (the cell reader sorted the glyphs as if they lay on one line): rotated text is read

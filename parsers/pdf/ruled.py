@@ -19,7 +19,7 @@ from typing import Any
 
 from parsers.model import Table
 from parsers.pdf.page import LINE_BREAK, CharBox, FoundTable, Glyph, Transform, ink_centre
-from parsers.tables import Span, make_table
+from parsers.tables import Span, is_value, make_table
 
 
 def may_have_table(page: Any) -> bool:
@@ -355,7 +355,32 @@ def _table_from_grid(rows: Sequence[Sequence[str | None]], cell_rows: Sequence[A
                 if read is not None and extents[c] is not None:
                     x0, x1 = extents[c]
                     grid[r][c] = read((x0, min(b[1] for b in boxes), x1, max(b[3] for b in boxes)))
-    return make_table(grid, _merge_spans(spans))
+    spans = _merge_spans(spans)
+    if read is not None:
+        spans = [span for span in spans if not _figures_over_columns(grid, span, cell_rows, extents, read)]
+    return make_table(grid, spans)
+
+
+def _figures_over_columns(grid: list[list[str | None]], span: Span, cell_rows: Sequence[Any],
+                          extents: Sequence[tuple[float, float] | None],
+                          read: Callable[[Sequence[float]], str]) -> bool:
+    """Whether a cell merged across a row's columns holds one figure over each of them (``2015 2016
+    2017 2018`` over four columns of amounts, the rules between them not drawn in the header row):
+    then each column gets its own (written into ``grid``) and the cell is no merged label. Read as
+    one label repeated in every column, no column said which year it was. Only figures (years,
+    amounts, dates) are split: a label of words centred over two columns ("2024년 예산") stays one."""
+    if span.row != span.last_row or span.last_col <= span.col or any(extents[c] is None for c in range(span.col, span.last_col + 1)):
+        return False
+    merged = grid[span.row][span.col] or ""
+    boxes = [b for b in cell_rows[span.row].cells if b is not None]
+    top, bottom = min(b[1] for b in boxes), max(b[3] for b in boxes)
+    pieces = [read((extents[c][0], top, extents[c][1], bottom)).strip() for c in range(span.col, span.last_col + 1)]
+    if not all(pieces) or [word for piece in pieces for word in piece.split()] != merged.split():
+        return False  # a column's piece is part of a word: one figure centred over two columns ("2019")
+    if not all(is_value(piece) for piece in pieces):
+        return False
+    grid[span.row][span.col:span.last_col + 1] = pieces
+    return True
 
 
 def _column_extents(cell_rows: Sequence[Any]) -> list[tuple[float, float] | None]:
