@@ -168,10 +168,19 @@ _NOTE = re.compile(r"\s*(?:주\s?\d*\s?[):]|\*?\s?(?:자료|출처)\s?:|※|\*\s
 
 def _is_caption(block: Block) -> bool:
     """A block that may caption the table after it: one short line that does not end a sentence (a
-    title, a table number, a unit), not a list item or a table."""
+    title, a table number, a unit, a date), not a list item or a table, that says something: a
+    slide's tab marks (``Ⅲ``, ``Ⅳ``) or a badge (``02``) before a table say nothing of it, and were
+    repeated above every piece of the table."""
     line = block.text.strip()
     return (block.kind != "furniture" and block.table is None and 0 < len(line) <= _CAPTION_CHARS
-            and "\n" not in line and not _SENTENCE.search(line))
+            and "\n" not in line and not _SENTENCE.search(line) and _says_something(line))
+
+
+def _says_something(line: str) -> bool:
+    """Three letters or digits, or two with a letter among them (``<표 3>``, ``2024-11-26``, not
+    ``Ⅲ`` or ``02``)."""
+    signs = sum(ch.isalnum() for ch in line)
+    return signs >= 3 or (signs >= 2 and any(ch.isalpha() for ch in line))
 
 
 def keep_headers_with_next(doc: Document, units: list[Chunk], count: TokenCounter, outline: Outline) -> list[Chunk]:

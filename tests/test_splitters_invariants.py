@@ -464,6 +464,21 @@ def test_a_table_cut_across_pieces_repeats_its_caption_with_its_header(counter):
     assert [line for line in seen if line in data] == data, "every row once, whole"
 
 
+def test_marks_without_words_before_a_table_are_no_caption(counter):
+    """A slide's tab marks (``Ⅲ``, ``Ⅳ``, set beside the table as navigation) were taken for the
+    table's caption and repeated above every piece of it."""
+    rows = tuple((f"{2018 + i}년", f"사업 {i} 개발 내용 " * 6, f"{i + 3}.{i} 억") for i in range(30))
+    table = Table((("구분", "내용", "사업비"), *rows))
+    slide = Locator(slide=4)
+    blocks = (Block("paragraph", "추진경과", slide), Block("paragraph", "Ⅲ", slide), Block("paragraph", "Ⅳ", slide),
+              Block("table", table.render(), slide, table=table))
+    doc = Document("d.pptx", "pptx", blocks, Properties())
+    chunks = split_document(doc, "slide", counter, Budget(50, 400, 420, pack=300))
+    pieces = [c for c in chunks if c.header]
+    assert len(pieces) >= 2
+    assert all(c.header == table.header_text + "\n" for c in pieces), pieces[0].header
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_a_numbered_item_that_titles_the_items_under_it_never_ends_a_chunk(seed, counter):
     """Hangul and Word draw headings as numbered list paragraphs ("5. 제안서 제출" over "가. …"):
