@@ -37,7 +37,8 @@ from splitters import STRATEGIES, Budget, get_strategy
 #: amounts written as Europe writes them (124.504.000) read as figures; a sheet's name indexed for
 #: full text beside the file's title; PDF tables of short labels beside long wrapped cells read as
 #: tables, titles boxed with a rule through their last word as lines, and figures merged over
-#: columns (years over amounts) given one to each column.
+#: columns (years over amounts) given one to each column; the pieces of a row too long for one
+#: repeat its key.
 PIPELINE_VERSION = "6"
 #: The longest knowledge base name: its tables' folder names (``KB__manifest.lance``) must fit in
 #: the file system's 255 bytes with room to spare.

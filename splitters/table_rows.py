@@ -76,6 +76,9 @@ def row_segments(text: str, table: Table, block_start: int, start: int, end: int
             label_end = -1
             continue
         pieces = split_text(text, rs, re_, count, max(room, 1))
+        continued = _row_key(table, row_index) if len(pieces) > 1 and row_index >= table.header_rows else ""
+        if continued:  # the row's pieces after its first say whose row they go on with
+            pieces = split_text(text, rs, re_, count, max(room - count(continued), 1))
         if len(pieces) == 1:  # a whole row: its count goes with it, for packing
             (ps, pe), = pieces
             segment = Segment(ps, pe, row_header, True, own=count(text[ps:pe]))
@@ -87,9 +90,24 @@ def row_segments(text: str, table: Table, block_start: int, start: int, end: int
             segments.append(segment)
             label_end = pe if row_index >= table.header_rows and _is_group_label(table, row_index) else -1
         else:
-            segments.extend(Segment(ps, pe, row_header) for ps, pe in pieces)
+            segments.extend(Segment(ps, pe, row_header + (continued if number else ""))
+                            for number, (ps, pe) in enumerate(pieces))
             label_end = -1
     return segments
+
+
+#: A row's first cell longer than this is text, not the key a continued row is repeated under.
+_KEY_CHARS = 40
+
+
+def _row_key(table: Table, index: int) -> str:
+    """The line that says whose row a piece of a row too long for one goes on with: its first cell
+    (``당초계획 | …``), or "" when that cell is empty or a text of its own. Without it, the last
+    piece of a slide's yearly plan row was a run of words under the header, no row to read it in."""
+    first = table.row_text(index).split(CELL_SEPARATOR, 1)
+    if len(first) < 2 or not first[0].strip() or len(first[0]) > _KEY_CHARS:
+        return ""
+    return f"{first[0].strip()}{CELL_SEPARATOR}…\n"
 
 
 class GroupColumns:

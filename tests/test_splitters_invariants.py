@@ -208,9 +208,14 @@ def check_tables(doc: Document, chunks, counter, budget: Budget = small_budget) 
         has_data = len(table.rows) > table.header_rows
         for chunk in chunks:
             if header_end < chunk.end and chunk.start < end and chunk.start > start:
-                # its header rows, after its caption: lines from just before the table
-                caption = chunk.header.removesuffix(lead + "\n")
-                assert ((caption != chunk.header and chunk.text.startswith(chunk.header)
+                # its header rows, after its caption: lines from just before the table; then, in a
+                # piece that goes on with a row too long for one, that row's key (``당초계획 | …``)
+                header = chunk.header
+                if header.endswith(" | …\n") and any(s < chunk.start < e for s, e in long_rows):
+                    header = header[:header.rindex("\n", 0, len(header) - 1) + 1]
+                    assert chunk.text.startswith(chunk.header), "a continued row's key is in the text"
+                caption = header.removesuffix(lead + "\n")
+                assert ((caption != header and chunk.text.startswith(chunk.header)
                          and all(line.strip() in doc.text[:start][-400:] for line in caption.splitlines()))
                         or repeats_its_columns_header(table, chunk)), "table chunk repeats its header"
             if has_data and chunk.end == header_end:
@@ -462,6 +467,24 @@ def test_a_table_cut_across_pieces_repeats_its_caption_with_its_header(counter):
     data = [table.row_text(i) for i in range(1, len(table.rows))]
     seen = [line for c in holding for line in doc.text[max(c.start, table_start):min(c.end, table_end)].split("\n")]
     assert [line for line in seen if line in data] == data, "every row once, whole"
+
+
+def test_the_pieces_of_a_row_too_long_for_one_carry_its_key(counter):
+    """A slide's yearly plan: the 당초계획 row's cells run past the max. Its last piece was a run of
+    words under the header, with no row to read it in; each piece after the first now says whose
+    row it goes on with (``당초계획 | …``), after the header rows."""
+    plan = " ".join(f"정보망 기능 {n} 구축" for n in range(120))
+    table = Table((("구분", "'18년", "'19년"), ("개발단계", "1차년도", "2차년도"), ("당초계획", plan, "고도화")))
+    slide = Locator(slide=4)
+    doc = Document("d.pptx", "pptx", (Block("table", table.render(), slide, table=table),), Properties())
+    chunks = split_document(doc, "slide", counter, Budget(50, 300, 320, pack=250))
+    tail = [c for c in chunks if c.start > doc.text.index("당초계획")]
+    assert tail, "the row is cut into pieces"
+    for chunk in tail:
+        assert chunk.header == "구분 | '18년 | '19년\n당초계획 | …\n" and chunk.text.startswith(chunk.header)
+        assert chunk.tokens <= 320
+    first = next(c for c in chunks if "당초계획 | 정보망" in c.text)
+    assert "…" not in first.text, "the row's first piece holds its key itself"
 
 
 def test_marks_without_words_before_a_table_are_no_caption(counter):

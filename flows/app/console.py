@@ -250,7 +250,9 @@ def _inspect_chunk(out: Console, ordinal: int, chunk, full: bool, embedded: Sett
     title = f"#{ordinal} · {chunk.tokens} tokens · {locator_text(chunk)}" + (f" · {path_text}" if path_text else "")
     out.rule(escape(title))
     if chunk.header:
-        out.print(f"[dim](the first {chunk.header.count(chr(10))} line(s) repeat the table's header rows)[/]")
+        what = "caption, header rows and the key of the row it goes on with" if chunk.header.endswith(" | …\n") \
+            else "caption and header rows"
+        out.print(f"[dim](the first {chunk.header.count(chr(10))} line(s) repeat the table's {what})[/]")
     text, *parts = [chunk.text] if embedded is None else _embedded(chunk, embedded)
     out.print(text if full else _preview(text), markup=False)
     if not parts:
