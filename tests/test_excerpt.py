@@ -46,3 +46,14 @@ def test_no_word_found_shows_the_first_lines_and_a_long_line_is_cut_around_the_m
     part = excerpt(long, "retention period")
     assert "retention period is five years" in part.text and part.text.startswith("…") and part.text.endswith("…")
     assert len(part.text) <= MAX_CHARS + 2
+
+
+def test_a_long_window_is_cut_around_the_line_that_holds_most_of_the_question():
+    """A table chunk: its header names the year asked for, long rows follow, and the row the question
+    names comes last. The window was cut around the first word found (the year in the header), so
+    the row was cut off; it is cut around the line holding most of the question's words."""
+    rows = [f"{n}) Voce di bilancio numero {n} con una descrizione lunga " * 4 + f"| {n}.000 | {n}.100" for n in range(1, 4)]
+    text = "\n".join(["CONTO ECONOMICO | 2016 | 2017", *rows, "9) Costi del personale | 9.791.000 | 8.524.000"])
+    assert len(text) > MAX_CHARS
+    part = excerpt(text, "Costi del personale 2017")
+    assert part.text.endswith("9) Costi del personale | 9.791.000 | 8.524.000"), part.text[-120:]

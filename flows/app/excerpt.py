@@ -85,21 +85,27 @@ def excerpt(text: str, query: str, lines: int = 8) -> Excerpt:
     found = {f for term in weight for f in forms[term][start:start + len(shown)] if f}
     body = "\n".join(shown)
     ordered = tuple(sorted(found, key=len, reverse=True))
-    return Excerpt(_cut(body, ordered), start, max(0, len(split) - start - len(shown)), ordered)
+    # Cut a long window around its line that holds the most of the question's words, not around
+    # the first word found: a table's header names the year asked for, its row is further down.
+    best = max(range(len(shown)), key=lambda i: (score(start + i), -i)) if weight else 0
+    anchor = sum(len(line) + 1 for line in shown[:best])
+    return Excerpt(_cut(body, ordered, anchor), start, max(0, len(split) - start - len(shown)), ordered)
 
 
-def _cut(body: str, forms: tuple[str, ...]) -> str:
-    """``body`` cut to about :data:`MAX_CHARS` around the first match, on spaces, '…' where cut."""
+def _cut(body: str, forms: tuple[str, ...], anchor: int = 0) -> str:
+    """``body`` cut to about :data:`MAX_CHARS` around the first match at or after ``anchor`` (the
+    start of the line that matters most), on spaces, '…' where cut."""
     if len(body) <= MAX_CHARS:
         return body
     lowered = body.lower()
-    hits = [lowered.find(form) for form in forms if form in lowered]
-    at = min(hits) if hits else 0
+    hits = [lowered.find(form, anchor) for form in forms if form in lowered[anchor:]]
+    at = min(hits) if hits else anchor
     begin = max(0, min(at - MAX_CHARS // 3, len(body) - MAX_CHARS))
+    end = min(len(body), begin + MAX_CHARS)  # before the start moves back to a space: a window that
+    # reaches the end of the text keeps it, a few characters over MAX_CHARS at most
     if begin > 0:
         space = body.rfind(" ", 0, begin + 1)
         begin = space + 1 if space > begin - 40 else begin
-    end = min(len(body), begin + MAX_CHARS)
     if end < len(body):
         space = body.rfind(" ", begin, end)
         end = space if space > end - 40 else end
