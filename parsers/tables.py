@@ -233,7 +233,7 @@ def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = (
     headed = False  # whether the current group holds a band that heads a table
     bands = list(_bands(rows.numbers))
     columns: set[int] = set()  # the columns the current group fills (merged ranges included)
-    pairs = 0  # its rows of two cells or more, counted up to _ROWS_OF_THEIR_OWN
+    pairs = 0  # its rows of two cells or more, counted up to _ROWS_OF_THEIR_OWN (_band_columns)
     for number, (band_start, band_stop) in enumerate(bands):
         top = _top_rows(rows, band_start, band_stop, 0, rows.end_column)
         if len(top) == band_stop - band_start <= MAX_HEADER_ROWS and _label_rows(top) == len(top) \
@@ -248,9 +248,7 @@ def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = (
             columns, pairs = set(), 0
         headed = headed or heads
         if number + 1 < len(bands):  # what the next band is weighed against
-            band_columns, band_pairs = _band_columns(rows, band_start, band_stop, merges)
-            columns |= band_columns
-            pairs = min(pairs + band_pairs, _ROWS_OF_THEIR_OWN)
+            pairs = _band_columns(rows, band_start, band_stop, merges, columns, pairs)
     groups.append((start, len(rows)))
     parts: list[SheetPart] = []
     for group_start, group_stop in groups:
@@ -265,21 +263,24 @@ def sheet_parts(rows: SheetRows, merges: Sequence[tuple[int, int, int, int]] = (
 _ROWS_OF_THEIR_OWN = 2
 
 
-def _band_columns(rows: SheetRows, start: int, stop: int,
-                  merges: Sequence[tuple[int, int, int, int]]) -> tuple[set[int], int]:
-    """The columns rows ``start..stop - 1`` fill (with the merged ranges that start in them), and
-    how many of those rows have two cells or more."""
-    columns: set[int] = set()
-    pairs = 0
+def _band_columns(rows: SheetRows, start: int, stop: int, merges: Sequence[tuple[int, int, int, int]],
+                  columns: set[int], pairs: int) -> int:
+    """Add to ``columns`` those rows ``start..stop - 1`` fill (with the merged ranges that start in
+    them), and return ``pairs`` plus how many of the rows have two cells or more, up to
+    :data:`_ROWS_OF_THEIR_OWN`. Rows are split only while that can still change either: once every
+    column of the sheet is filled and the count is reached, the rest of a tall band is not read."""
+    width = rows.end_column - rows.first_column
     for index in range(start, stop):
+        if pairs >= _ROWS_OF_THEIR_OWN and len(columns) >= width:
+            break
         filled = {column for column, cell in enumerate(rows.packed[index].split(PACKED_SEPARATOR)) if cell}
         columns |= filled
-        pairs += len(filled) >= 2
+        pairs = min(pairs + (len(filled) >= 2), _ROWS_OF_THEIR_OWN)
     low, high = rows.numbers[start], rows.numbers[stop - 1]
     for row, col, _, last_col in merges:
         if low <= row <= high:
             columns.update(range(col - 1, last_col))
-    return columns, pairs
+    return pairs
 
 
 def _labels_beyond(top: Sequence[Sequence[str]], columns: set[int]) -> bool:

@@ -98,6 +98,8 @@ def row_segments(text: str, table: Table, block_start: int, start: int, end: int
 
 #: A row's first cell longer than this is text, not the key a continued row is repeated under.
 _KEY_CHARS = 40
+#: What ends the line that repeats a continued row's key (``당초계획 | …``), last in a piece's header.
+ROW_GOES_ON = f"{CELL_SEPARATOR}…\n"
 
 
 def _row_key(table: Table, index: int) -> str:
@@ -107,7 +109,7 @@ def _row_key(table: Table, index: int) -> str:
     first = table.row_text(index).split(CELL_SEPARATOR, 1)
     if len(first) < 2 or not first[0].strip() or len(first[0]) > _KEY_CHARS:
         return ""
-    return f"{first[0].strip()}{CELL_SEPARATOR}…\n"
+    return first[0].strip() + ROW_GOES_ON
 
 
 class GroupColumns:

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from classifiers.headings import find_headings
 from parsers.model import Block, Document, Locator, PageInfo, Properties, Table
 from splitters import STRATEGIES, Budget, split_document
+from splitters.table_rows import ROW_GOES_ON
 
 WORDS = ["정부는", "지역", "디지털", "전환을", "지원한다.", "The", "report", "covers", "budget", "items.",
          "제3조에", "따라", "1.2의", "기준", "data", "표", "합계", "growth", "매출이", "증가했다."]
@@ -211,7 +212,7 @@ def check_tables(doc: Document, chunks, counter, budget: Budget = small_budget) 
                 # its header rows, after its caption: lines from just before the table; then, in a
                 # piece that goes on with a row too long for one, that row's key (``당초계획 | …``)
                 header = chunk.header
-                if header.endswith(" | …\n") and any(s < chunk.start < e for s, e in long_rows):
+                if header.endswith(ROW_GOES_ON) and any(s < chunk.start < e for s, e in long_rows):
                     header = header[:header.rindex("\n", 0, len(header) - 1) + 1]
                     assert chunk.text.startswith(chunk.header), "a continued row's key is in the text"
                 caption = header.removesuffix(lead + "\n")

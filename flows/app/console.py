@@ -13,6 +13,7 @@ from rich.table import Table
 
 from flows.settings import Settings
 from splitters.chunk import HEADING_SEPARATOR
+from splitters.table_rows import ROW_GOES_ON
 
 _STYLE = {"added": "green", "updated": "cyan", "unchanged": "dim", "deleted": "magenta",
           "failed": "red", "skipped": "yellow", "kept": "yellow"}
@@ -250,7 +251,7 @@ def _inspect_chunk(out: Console, ordinal: int, chunk, full: bool, embedded: Sett
     title = f"#{ordinal} · {chunk.tokens} tokens · {locator_text(chunk)}" + (f" · {path_text}" if path_text else "")
     out.rule(escape(title))
     if chunk.header:
-        what = "caption, header rows and the key of the row it goes on with" if chunk.header.endswith(" | …\n") \
+        what = "caption, header rows and the key of the row it goes on with" if chunk.header.endswith(ROW_GOES_ON) \
             else "caption and header rows"
         out.print(f"[dim](the first {chunk.header.count(chr(10))} line(s) repeat the table's {what})[/]")
     text, *parts = [chunk.text] if embedded is None else _embedded(chunk, embedded)

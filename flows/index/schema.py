@@ -138,10 +138,7 @@ def chunk_records(rows: Iterable[dict]) -> list[dict]:
     four other sets did not move a rank."""
     records = []
     for row in rows:
-        title = document_title(row.get("source"))
-        sheet = row.get("sheet")
-        if sheet and (sheet_words := re.sub(r"[\W_]+", " ", sheet).strip()) and sheet_words not in title:
-            title = f"{title} {sheet_words}"
+        title = _index_title(row.get("source"), row.get("sheet"))
         records.append(dict(row, id=row["chunk_id"], metadata={name: row.get(name) for name in METADATA_FIELDS},
                             fts_text=search_text(title, row.get(INDEX_TEXT) or row.get("text")),
                             fts_words=search_text(title, row.get("embed_text"))))
@@ -162,6 +159,16 @@ def document_title(source: str | None) -> str:
     for pattern, replacement in _TITLE_STEPS:
         title = re.sub(pattern, replacement.replace("${1}", r"\1"), title)
     return title.strip(" ")
+
+
+@functools.lru_cache(maxsize=1024)
+def _index_title(source: str | None, sheet: str | None) -> str:
+    """The title line the full-text indexes hold for a chunk (:func:`chunk_records`): the
+    document's title, then its sheet's words (cut as the file name's are) when the title does not
+    hold them. Memoised: every chunk row of a sheet asks for it."""
+    title = document_title(source)
+    words = re.sub(_TITLE_STEPS[-1][0], " ", sheet or "").strip()
+    return f"{title} {words}" if words and words not in title else title
 
 
 def search_text(title: str, text: str | None) -> str:

@@ -192,15 +192,15 @@ def _join_across_pages(blocks: list[Block]) -> list[Block]:
     table that goes on at the top of the next page (:func:`_continued`)."""
     out: list[Block] = []
     body = -1  # index in ``out`` of the last block that is not furniture
+    grown: dict[int, list[tuple[str, ...]]] = {}  # a table's rows from the pages after its first, by index in ``out``
     for block in blocks:
         last = out[body] if body >= 0 else None
         if (last is not None and last.table is not None and block.table is not None
                 and last.locator.page is not None and block.locator.page == (last.locator.page_end or last.locator.page) + 1):
             rows = _continued(last.table, block.table)
-            if rows is not None:
-                table = replace(last.table, rows=last.table.rows + rows)
-                out[body] = Block("table", table.render(), Locator(page=last.locator.page, page_end=block.locator.page),
-                                  table=table)
+            if rows is not None:  # the rows are added once the table has ended: rendered once
+                grown.setdefault(body, []).extend(rows)
+                out[body] = replace(last, locator=Locator(page=last.locator.page, page_end=block.locator.page))
                 continue
         if (last is not None and last.kind == "paragraph" and block.kind == "paragraph"
                 and last.locator.page is not None and block.locator.page == (last.locator.page_end or last.locator.page) + 1
@@ -212,6 +212,9 @@ def _join_across_pages(blocks: list[Block]) -> list[Block]:
         out.append(block)
         if block.kind != "furniture":
             body = len(out) - 1
+    for index, rows in grown.items():
+        table = replace(out[index].table, rows=(*out[index].table.rows, *rows))
+        out[index] = replace(out[index], text=table.render(), table=table)
     return out
 
 

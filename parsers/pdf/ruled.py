@@ -298,10 +298,10 @@ def _is_real_table(rows: Sequence[Sequence[str | None]]) -> bool:
     """Reject ruled shapes pdfplumber takes for tables that are not: a framed box of one column
     (a code listing, a callout), a grid much coarser than its text (most cells hold three or
     more lines, their columns' lines side by side, as when only some rules of a booktabs table were
-    found), or a grid mostly empty
-    (a chart's grid lines), or a box of one row whose last cell holds a single letter (a title
-    boxed with a rule through its last word, as Hangul's PDFs draw section titles: read as cells,
-    "세부 제안 요건" was "세부 제안 요 | 건" and no heading). Their text then stays in the page's text."""
+    found), a grid mostly empty (a chart's grid lines), or a box of one row whose last cell holds a
+    single letter (a title boxed with a rule through its last word, as Hangul's PDFs draw section
+    titles: read as cells, "세부 제안 요건" was "세부 제안 요 | 건" and no heading). Their text then
+    stays in the page's text."""
     filled = [(c, cell.strip()) for row in rows for c, cell in enumerate(row) if cell and cell.strip()]
     if len(rows) == 1 and filled and len(filled[-1][1]) == 1 and filled[-1][1].isalpha():
         return False  # a title boxed across a rule: "3. 세부 제안 요 | 건" is the line "3. 세부 제안 요건"
@@ -310,16 +310,15 @@ def _is_real_table(rows: Sequence[Sequence[str | None]]) -> bool:
     cells = sum(len(row) for row in rows)
     if cells >= 12 and len(filled) < 0.3 * cells:
         return False  # a chart's grid lines with a few labels and values scattered over it
-    line_counts = sorted(len(LINE_BREAK.findall(cell)) for _, cell in filled)
+    counted = [[len(LINE_BREAK.findall(cell)) for cell in row if cell and cell.strip()] for row in rows]
+    line_counts = sorted(count for counts in counted for count in counts)
     if line_counts[len(line_counts) // 2] < 3:
         return True
     # Most cells hold three lines or more: a grid coarser than its text runs its columns' lines in
     # parallel (each line a row whose rule was not found), while a table of labels and wrapped
     # text has rows of a short label beside a long cell ("오퍼\n관리" beside eight lines of ❍ items,
     # a Korean 구분 | 주요내용 table, which was read as loose lines).
-    tall = [counts for row in rows
-            if len(counts := [len(LINE_BREAK.findall(cell)) for cell in row if cell and cell.strip()]) >= 2
-            and max(counts) >= 3]
+    tall = [counts for counts in counted if len(counts) >= 2 and max(counts) >= 3]
     return bool(tall) and sum(2 * min(counts) >= max(counts) for counts in tall) * 2 < len(tall)
 
 
