@@ -500,3 +500,64 @@ def test_a_question_that_names_a_sheet_finds_that_sheets_rows(prefect_harness, t
         for mode in ("fts", "hybrid"):
             top = search(settings(db), f"{sheet_name} 테이블의 count 컬럼 타입은?", k=1, mode=mode)[0]
             assert top["sheet"] == sheet_name, (sheet_name, mode)
+
+
+def test_a_question_naming_a_rows_key_and_a_columns_header_finds_that_table(prefect_harness, tmp_path):
+    """A question about a table's cell names its row (``미국``) and its column (``2024년``). BM25
+    over character n-grams weighs the question's long word (``해외직접투자액은``) many times the
+    two-letter row key, so prose that repeats the long word ranked above the table (a ministry's
+    press release, held-out and table sets). The cell the question names now lifts the table."""
+    import docx
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    for i in range(4):
+        write(root / f"동향_{i}.txt", f"동향 {i}\n\n2024년 해외직접투자액은 전년보다 줄었다. 감소는 고금리와 지정학적 위험 "
+                                      "때문이며, 회복은 하반기로 예상된다.\n")
+    for i, topic in enumerate(("출장 여비", "개인정보 파기", "예산 편성", "회의록 작성", "민원 처리", "보안 점검")):
+        write(root / f"규정_{i}.txt", f"{topic} 규정\n\n{topic}에 관한 사항은 담당 부서가 정한다. 세부 기준은 별표를 따른다.\n")
+    document = docx.Document()
+    document.add_paragraph("국가별 현황 (억 달러)")
+    rows = [("구분", "2022년", "2023년", "2024년"), ("미국", "295.0", "278.4", "61.2"), ("중국", "18.2", "17.9", "3.1"),
+            ("베트남", "27.7", "26.0", "6.7"), ("룩셈부르크", "60.1", "40.2", "16.4")]
+    table = document.add_table(rows=len(rows), cols=4)
+    for r, values in enumerate(rows):
+        for c, value in enumerate(values):
+            table.cell(r, c).text = value
+    document.save(root / "해외직접투자_국가별_현황.docx")
+    db = str(tmp_path / "db")
+    ingest_flow([str(root)], settings(db))
+    for mode in ("fts", "hybrid"):
+        top = search(settings(db), "2024년 미국 해외직접투자액은?", k=1, mode=mode)[0]
+        assert "미국 | 295.0 | 278.4 | 61.2" in top["text"], mode
+    # a question that names no column of the table leaves the prose first
+    top = search(settings(db), "2024년 해외직접투자액 감소 이유는?", k=1, mode="fts")[0]
+    assert "고금리" in top["text"]
+
+
+def test_a_cell_share_is_the_part_of_the_question_a_rows_key_and_its_headers_name():
+    from flows.index.cells import by_cells, cell_share
+
+    table = "국가별 현황\n\n구분 | 2023년 | 2024년\n미국 | 278.4 | 61.2\n | (△5.2) | (△29.8)\n중국 | 17.9 | 3.1"
+    assert cell_share("2024년 미국 투자액은?", table) == pytest.approx(2 / 3)
+    assert cell_share("미국 투자액은?", table) == 0.0, "no column named"
+    assert cell_share("2024년 투자액은?", table) == 0.0, "no row named"
+    assert cell_share("2024년 미국 투자액은?", "2024년 미국 투자액은 61.2억 달러") == 0.0, "no table"
+    # the key over a merged label's second line, the corner label 구분 names no column
+    assert cell_share("구분 미국 증감률", table) == 0.0
+    # a year is a row key to the word that holds it; a row number is not
+    years = "구분 | 합계 | 부동산교부세\n2019 | 1,000 | 57,709\n2020 | 1,100 | 60,000\n3 | 9 | 9"
+    assert cell_share("2019년 부동산교부세 교부액은?", years) == pytest.approx(2 / 3)
+    assert cell_share("3번째 부동산교부세 교부액은?", years) == 0.0
+    # a Latin cell must be the whole word: US is not use
+    latin = "Region | 2023 | 2024\nUS | 278.4 | 61.2\nEU | 40.2 | 37.0"
+    assert cell_share("what did the US invest in 2024", latin) == pytest.approx(2 / 7)
+    assert cell_share("how to use 2024 funds", latin) == 0.0
+    # a quarter as statistics tables key it (‘24.1Q) is the year and the quarter a question names
+    quarters = "구분 | 제조업 | 정보통신업\n‘24.2Q | 38.8 | 13.2\n‘25.2Q | 35.3 | 7.5"
+    assert cell_share("2025년 2분기 정보통신업 투자액은?", quarters) == pytest.approx(3 / 4)
+    assert cell_share("2025년 정보통신업 투자액은?", quarters) == 0.0, "the year alone is not the quarter"
+    assert cell_share("2023년 2분기 정보통신업 투자액은?", quarters) == 0.0
+    ranked = by_cells([{"text": "해외직접투자액 해외직접투자액", "_score": 3.0}, {"text": table, "_score": 2.0}],
+                      "2024년 미국 투자액은?")
+    assert ranked[0]["text"] == table and ranked[0]["_score"] == pytest.approx(2.0 * (1 + 2 / 3))
