@@ -561,3 +561,31 @@ def test_a_cell_share_is_the_part_of_the_question_a_rows_key_and_its_headers_nam
     ranked = by_cells([{"text": "해외직접투자액 해외직접투자액", "_score": 3.0}, {"text": table, "_score": 2.0}],
                       "2024년 미국 투자액은?")
     assert ranked[0]["text"] == table and ranked[0]["_score"] == pytest.approx(2.0 * (1 + 2 / 3))
+
+
+def test_a_hit_in_a_file_without_pages_says_which_part_of_how_many_it_is(prefect_harness, tmp_path):
+    """A DOCX, HTML or Markdown file has no pages to locate a hit by; a hit in one cut into several
+    chunks said "whole file", as if it were all of it. It now says which part of how many."""
+    import docx
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    document = docx.Document()
+    for number, topic in enumerate(("출장 여비", "개인정보 파기", "예산 편성", "회의록 작성", "민원 처리"), start=1):
+        document.add_heading(f"제{number}장 {topic}", level=1)
+        for line in range(12):
+            document.add_paragraph(f"{topic}에 관한 세부 사항 {line}: 담당 부서는 {topic} 기준을 매년 점검하고 결과를 "
+                                   "기록하여 보관하며, 필요한 경우 관련 부서와 협의하여 기준을 고친다.")
+    document.save(root / "규정집.docx")
+    write(root / "메모.txt", "메모\n\n민원 처리 결과는 다음 회의에서 보고한다.\n")
+    db = str(tmp_path / "db")
+    ingest_flow([str(root)], settings(db))
+    parts = len([row for row in Store(db).rows(["doc_id"]) if row["doc_id"] == "규정집.docx"])
+    assert parts >= 3, "the fixture is cut into several chunks"
+    for mode in MODES:
+        hits = search(settings(db), "개인정보 파기 담당 부서", k=10, mode=mode)
+        book = [hit for hit in hits if hit["doc_id"] == "규정집.docx"]
+        assert book and all(hit["where"].startswith("part ") and hit["where"].endswith(f" of {parts}") for hit in book)
+        assert all(hit["where"] == "whole file" for hit in hits if hit["doc_id"] == "메모.txt")
+    top = search(settings(db), "개인정보 파기 담당 부서", k=1, mode="fts")[0]
+    assert "개인정보 파기" in top["text"] and top["where"] != f"part 1 of {parts}"

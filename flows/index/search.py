@@ -166,18 +166,24 @@ def query_codes(query: str) -> list[str]:
                               if any(c.isdigit() for c in code) and not _YEAR.fullmatch(code)))
 
 
-def where(row: dict) -> str:
-    """Where a chunk row sits, as a hit's ``where`` says it: pages, sheet and rows, slides."""
-    parts = []
+def where(row: dict, parts: int | None = None) -> str:
+    """Where a chunk row sits, as a hit's ``where`` says it: pages, sheet and rows, slides; in a file
+    with none of those (HTML, Markdown, DOCX, text), which part of how many (``parts``: the file's
+    chunk count, with the row's ``ordinal``), or the whole file when it is one chunk."""
+    places = []
     if row.get("page_start") is not None:
-        parts.append(f"p. {row['page_start']}" + (f"-{row['page_end']}" if row["page_end"] != row["page_start"] else ""))
+        places.append(f"p. {row['page_start']}" + (f"-{row['page_end']}" if row["page_end"] != row["page_start"] else ""))
     if row.get("sheet"):
-        parts.append(f"sheet {row['sheet']}")
+        places.append(f"sheet {row['sheet']}")
     if row.get("row_start") is not None:
-        parts.append(f"rows {row['row_start']}-{row['row_end']}")
+        places.append(f"rows {row['row_start']}-{row['row_end']}")
     if row.get("slide_start") is not None:
-        parts.append(f"slide {row['slide_start']}" + (f"-{row['slide_end']}" if row["slide_end"] != row["slide_start"] else ""))
-    return ", ".join(parts) or "whole file"
+        places.append(f"slide {row['slide_start']}" + (f"-{row['slide_end']}" if row["slide_end"] != row["slide_start"] else ""))
+    if places:
+        return ", ".join(places)
+    if parts and parts > 1 and row.get("ordinal") is not None:
+        return f"part {row['ordinal'] + 1} of {parts}"
+    return "whole file"
 
 
 def vector_ranking(table, settings: Settings, query: str, limit: int, store: Store | None = None) -> list[dict]:
@@ -376,18 +382,33 @@ def search(settings: Settings, query: str, k: int = 5, mode: str = DEFAULT_MODE)
         add_derived_columns(store)
         table = store.chunks_table()
     depth = max(k, _CANDIDATES)
+    columns = [*_ROW_KEYS, "ordinal"]
     if mode == "vector":
         ranked = vector_ranking(table, settings, query, k, store)
     elif mode == "fts":
-        ranked = fts_ranking(table, query, depth, store.passages.table(), _ROW_KEYS)[:k]
+        ranked = fts_ranking(table, query, depth, store.passages.table(), columns)[:k]
     else:
         ranked = fuse(vector_ranking(table, settings, query, depth, store),
-                      fts_ranking(table, query, depth, store.passages.table(), _ROW_KEYS), k, hybrid_weight(settings))
-    return [_hit(row) for row in ranked[:k]]
+                      fts_ranking(table, query, depth, store.passages.table(), columns), k, hybrid_weight(settings))
+    ranked = ranked[:k]
+    parts = _chunk_counts(table, {row["doc_id"] for row in ranked if where(row) == "whole file"})
+    return [_hit(row, parts.get(row["doc_id"])) for row in ranked]
 
 
-def _hit(row: dict) -> dict:
+def _chunk_counts(table, doc_ids: set[str]) -> dict[str, int]:
+    """How many chunks each of ``doc_ids`` has in ``table`` (asked only for hits that no page, sheet
+    or slide locates, so a search of paged files reads nothing more)."""
+    if not doc_ids:
+        return {}
+    rows = table.search().where(in_list("doc_id", sorted(doc_ids))).select(["doc_id"]).limit(None).to_list()
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["doc_id"]] = counts.get(row["doc_id"], 0) + 1
+    return counts
+
+
+def _hit(row: dict, parts: int | None = None) -> dict:
     hit = {key: row.get(key) for key in _ROW_KEYS}
     hit["score"] = float(row.get("_score", 0.0))
-    hit["where"] = where(row)
+    hit["where"] = where(row, parts)
     return hit
