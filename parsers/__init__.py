@@ -71,6 +71,7 @@ def parse(path: str | Path, max_bytes: int = MAX_FILE_BYTES, ocr: OcrOptions | N
         raise EmptyFile("the file is empty (0 bytes)")
     if size > max_bytes:
         raise TooLarge(f"{size:,} bytes (limit {max_bytes:,})")
+    fmt = ""
     try:
         fmt = detect_format(path)
         if fmt in OCR_FORMATS:
@@ -81,27 +82,35 @@ def parse(path: str | Path, max_bytes: int = MAX_FILE_BYTES, ocr: OcrOptions | N
             document = parse_with_unstructured(path, fmt)
         else:
             raise UnsupportedFile(f"no parser for format {fmt!r}")
-    except ParseError:
+    except ParseError as exc:
+        exc.format = exc.format or fmt  # a failed file's report still says what type it is
         raise
     except MemoryError as exc:
-        raise TooLarge("ran out of memory while parsing") from exc
+        raise _typed(TooLarge("ran out of memory while parsing"), fmt) from exc
     except PermissionError as exc:
-        raise CorruptFile(f"cannot read the file: {exc.strerror or exc}") from exc
+        raise _typed(CorruptFile(f"cannot read the file: {exc.strerror or exc}"), fmt) from exc
     except Exception as exc:  # the parser boundary: no third-party exception escapes
-        raise CorruptFile(f"{type(exc).__name__}: {exc}") from exc
+        raise _typed(CorruptFile(f"{type(exc).__name__}: {exc}"), fmt) from exc
     document = document.without_furniture()
     if _LONE_SURROGATE.search(document.text):
         # No store or encoder takes such text: one file would stop the run at its first write.
-        raise CorruptFile(f"the {fmt} parser returned text with an unpaired UTF-16 surrogate (a seams defect: "
-                          "please report it with the file)")
+        raise _typed(CorruptFile(f"the {fmt} parser returned text with an unpaired UTF-16 surrogate (a seams "
+                                 "defect: please report it with the file)"), fmt)
     if not document.text.strip():
         hint = {"pdf": " (no text layer, and no page is a scanned image for OCR)",
                 "image": " (OCR read no text in it)"}.get(fmt, "")
-        raise EmptyFile(f"no extractable text in this {fmt} file{hint}")
+        raise _typed(EmptyFile(f"no extractable text in this {fmt} file{hint}"), fmt)
     return document
+
+
+def _typed(error: ParseError, fmt: str) -> ParseError:
+    """``error``, saying the file's type (``fmt``) for the failed file's report."""
+    error.format = fmt
+    return error
 
 
 __all__ = [
     "ERROR_KINDS", "OCR_FORMATS", "PARSERS", "Block", "Document", "Locator", "OcrOptions", "PageInfo", "ParseError",
     "Properties", "Table", "detect_format", "parse",
 ]
+

@@ -21,6 +21,8 @@ class ParseError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+        #: The file's type when it was known before the error (:func:`parsers.parse` sets it), else "".
+        self.format = ""
 
 
 class EmptyFile(ParseError):

@@ -102,9 +102,10 @@ def test_unreadable_file_keeps_its_chunks_and_empty_root_refuses_mass_delete(pre
     report = report_of(ingest_flow([str(root)], _settings(db, embedder="hashing"), return_state=True))
     notes = next(f for f in report.files if f.doc_id == "notes.md")
     assert notes.action == "kept" and notes.error_kind == "corrupt"
+    assert notes.format == "pdf", "a failed file's report says the type it was read as"
     assert [r for r in _table(db) if r["doc_id"] == "notes.md"] == [r for r in before if r["doc_id"] == "notes.md"]
     manifest = {row["doc_id"]: row for row in Store(db).manifest().values()}
-    assert manifest["notes.md"]["error_kind"] == "corrupt"
+    assert manifest["notes.md"]["error_kind"] == "corrupt" and manifest["notes.md"]["format"] == "pdf"
 
     shutil.rmtree(root)
     root.mkdir()

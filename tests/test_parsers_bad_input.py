@@ -507,3 +507,19 @@ def test_one_huge_csv_field_does_not_lose_the_file(tmp_path: Path) -> None:
     path.write_text("name,value\nalpha,1\nbig," + "x" * 20_000_000 + "\ngamma,3\n", "utf-8")
     doc = parse(path)
     assert "alpha | 1" in doc.text and "gamma | 3" in doc.text and "x" * 20_000_000 in doc.text
+
+
+def test_a_parse_error_says_the_type_the_file_was_read_as(tmp_path):
+    """A failed file's row in the run's report said nothing of its type; the error now carries it
+    when it was known (the bytes named a type), and none when the type itself could not be told."""
+    from parsers.errors import CorruptFile, UnsupportedFile
+
+    cases = {"broken.pdf": (b"%PDF-1.7\n% truncated", CorruptFile, "pdf"),
+             "broken.xlsx": (b"PK\x03\x04" + b"\x00" * 40, CorruptFile, ""),
+             "blank.txt": (b"   \n\n  ", ParseError, "txt"),
+             "blob.bin": (bytes(range(256)) * 8, UnsupportedFile, "")}
+    for name, (data, error, fmt) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(error) as raised:
+            parse(tmp_path / name)
+        assert raised.value.format == fmt, name

@@ -204,7 +204,7 @@ def _cut_file(ref: FileRef, config: CutConfig) -> Outcome:
             check_text_size(doc, config.max_text_chars)
             decision, chunks = cut_document(doc, config, ref.doc_id)
         except ParseError as exc:
-            return Outcome(ref, content_hash, error_kind=exc.kind, error=exc.message)
+            return Outcome(ref, content_hash, exc.format, error_kind=exc.kind, error=exc.message)
         except Exception as exc:  # a bug in a stage must not stop the folder; report it as this file's error
             return Outcome(ref, content_hash, error_kind="error", error=f"{type(exc).__name__}: {exc}")
     return Outcome(ref, content_hash, doc.format, decision, tuple(chunks), doc.warnings)
