@@ -589,3 +589,34 @@ def test_a_hit_in_a_file_without_pages_says_which_part_of_how_many_it_is(prefect
         assert all(hit["where"] == "whole file" for hit in hits if hit["doc_id"] == "메모.txt")
     top = search(settings(db), "개인정보 파기 담당 부서", k=1, mode="fts")[0]
     assert "개인정보 파기" in top["text"] and top["where"] != f"part 1 of {parts}"
+
+
+def test_a_label_spaced_out_to_fill_its_cell_is_found_by_its_word(prefect_harness, tmp_path):
+    """Korean forms space short labels out to fill their cells (``사 업 비``, ``수 행 자``); the
+    n-gram index read them as lone syllables, so a question naming ``사업비`` found nothing of the
+    row. The full-text index holds such a label as its word; the text shown keeps it spaced."""
+    import docx
+
+    from flows.index.schema import spaced_labels_joined
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    document = docx.Document()
+    document.add_paragraph("연차별 추진 현황")
+    rows = [("구 분", "2019년", "2020년", "2021년"), ("사 업 비", "6.3 억", "4.6 억", "4.8 억"),
+            ("수 행 자", "나날에스엠아이", "티오21", "다이퀘스트"), ("참 여 인 력", "12명", "9명", "11명")]
+    table = document.add_table(rows=len(rows), cols=4)
+    for r, values in enumerate(rows):
+        for c, value in enumerate(values):
+            table.cell(r, c).text = value
+    document.save(root / "착수보고.docx")
+    for i in range(5):
+        write(root / f"안내_{i}.txt", f"안내 {i}\n\n2020년 사업 계획은 연차별로 세우며 사업의 비용과 인력은 매년 점검한다.\n")
+    db = str(tmp_path / "db")
+    ingest_flow([str(root)], settings(db))
+    row = next(r for r in Store(db).rows(["doc_id", "text", "fts_text"]) if r["doc_id"] == "착수보고.docx")
+    assert "사 업 비 | 6.3 억" in row["text"] and "사업비 | 6.3 억" in row["fts_text"]
+    for mode in ("fts", "hybrid"):
+        assert search(settings(db), "2020년 사업비는 얼마인가요?", k=1, mode=mode)[0]["doc_id"] == "착수보고.docx", mode
+    assert spaced_labels_joined("구 분 | 내 용\n이 곳 저 곳") == "구분 | 내용\n이 곳 저 곳", "table cells only"
+    assert spaced_labels_joined("사 업 비 | 6.3 억 | 나 | Q 1") == "사업비 | 6.3 억 | 나 | Q 1"

@@ -181,7 +181,7 @@ def search_text(title: str, text: str | None) -> str:
     the held-out set 84.8 → 90.5 % (800/400 windows 81.0 → 86.7 %), Chroma 94.3 → 94.5 %. Only the
     indexes hold it: the text shown and embedded is the chunk's own (the vectors' cache is keyed by
     it), so vector search is unchanged."""
-    return f"{title}\n{cells_once(text or '')}"
+    return f"{title}\n{spaced_labels_joined(cells_once(text or ''))}"
 
 
 def cells_once(text: str) -> str:
@@ -205,6 +205,26 @@ def cells_once(text: str) -> str:
             kept = [cells[0], *(cell for before, cell in itertools.pairwise(cells) if cell != before or not cell.strip())]
             if len(kept) < len(cells):
                 lines[number] = " | ".join(kept)
+    return "\n".join(lines)
+
+
+#: A table cell of single Hangul syllables set apart to fill its width: ``구 분``, ``사 업 비``.
+_SPACED_LABEL = re.compile(r"[가-힣](?: [가-힣])+")
+
+
+def spaced_labels_joined(text: str) -> str:
+    """``text`` with each table cell that is a label spaced out to fill its cell (``사 업 비``,
+    ``구 분``: Korean forms justify short labels so) written as the word (``사업비``), on table lines.
+
+    Why: the n-gram index reads ``사 업 비`` as three lone syllables, so a question asking for
+    ``사업비`` found nothing of the row it labels."""
+    if " | " not in text:
+        return text
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        if " | " in line:
+            lines[number] = " | ".join(
+                cell.replace(" ", "") if _SPACED_LABEL.fullmatch(cell) else cell for cell in line.split(" | "))
     return "\n".join(lines)
 
 
