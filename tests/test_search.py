@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from fixtures.files import make_docx
 from test_sync import settings, write
 
 from flows.app.cli import EXIT_USAGE, main
@@ -507,8 +508,6 @@ def test_a_question_naming_a_rows_key_and_a_columns_header_finds_that_table(pref
     over character n-grams weighs the question's long word (``해외직접투자액은``) many times the
     two-letter row key, so prose that repeats the long word ranked above the table (a ministry's
     press release, held-out and table sets). The cell the question names now lifts the table."""
-    import docx
-
     root = tmp_path / "docs"
     root.mkdir()
     for i in range(4):
@@ -516,15 +515,9 @@ def test_a_question_naming_a_rows_key_and_a_columns_header_finds_that_table(pref
                                       "때문이며, 회복은 하반기로 예상된다.\n")
     for i, topic in enumerate(("출장 여비", "개인정보 파기", "예산 편성", "회의록 작성", "민원 처리", "보안 점검")):
         write(root / f"규정_{i}.txt", f"{topic} 규정\n\n{topic}에 관한 사항은 담당 부서가 정한다. 세부 기준은 별표를 따른다.\n")
-    document = docx.Document()
-    document.add_paragraph("국가별 현황 (억 달러)")
     rows = [("구분", "2022년", "2023년", "2024년"), ("미국", "295.0", "278.4", "61.2"), ("중국", "18.2", "17.9", "3.1"),
             ("베트남", "27.7", "26.0", "6.7"), ("룩셈부르크", "60.1", "40.2", "16.4")]
-    table = document.add_table(rows=len(rows), cols=4)
-    for r, values in enumerate(rows):
-        for c, value in enumerate(values):
-            table.cell(r, c).text = value
-    document.save(root / "해외직접투자_국가별_현황.docx")
+    make_docx(root / "해외직접투자_국가별_현황.docx", ["국가별 현황 (억 달러)", ("table", rows)])
     db = str(tmp_path / "db")
     ingest_flow([str(root)], settings(db))
     for mode in ("fts", "hybrid"):
@@ -566,17 +559,14 @@ def test_a_cell_share_is_the_part_of_the_question_a_rows_key_and_its_headers_nam
 def test_a_hit_in_a_file_without_pages_says_which_part_of_how_many_it_is(prefect_harness, tmp_path):
     """A DOCX, HTML or Markdown file has no pages to locate a hit by; a hit in one cut into several
     chunks said "whole file", as if it were all of it. It now says which part of how many."""
-    import docx
-
     root = tmp_path / "docs"
     root.mkdir()
-    document = docx.Document()
+    items = []
     for number, topic in enumerate(("출장 여비", "개인정보 파기", "예산 편성", "회의록 작성", "민원 처리"), start=1):
-        document.add_heading(f"제{number}장 {topic}", level=1)
-        for line in range(12):
-            document.add_paragraph(f"{topic}에 관한 세부 사항 {line}: 담당 부서는 {topic} 기준을 매년 점검하고 결과를 "
-                                   "기록하여 보관하며, 필요한 경우 관련 부서와 협의하여 기준을 고친다.")
-    document.save(root / "규정집.docx")
+        items.append(("h1", f"제{number}장 {topic}"))
+        items += [f"{topic}에 관한 세부 사항 {line}: 담당 부서는 {topic} 기준을 매년 점검하고 결과를 기록하여 보관하며, "
+                  "필요한 경우 관련 부서와 협의하여 기준을 고친다." for line in range(12)]
+    make_docx(root / "규정집.docx", items)
     write(root / "메모.txt", "메모\n\n민원 처리 결과는 다음 회의에서 보고한다.\n")
     db = str(tmp_path / "db")
     ingest_flow([str(root)], settings(db))
@@ -595,21 +585,13 @@ def test_a_label_spaced_out_to_fill_its_cell_is_found_by_its_word(prefect_harnes
     """Korean forms space short labels out to fill their cells (``사 업 비``, ``수 행 자``); the
     n-gram index read them as lone syllables, so a question naming ``사업비`` found nothing of the
     row. The full-text index holds such a label as its word; the text shown keeps it spaced."""
-    import docx
-
     from flows.index.schema import spaced_labels_joined
 
     root = tmp_path / "docs"
     root.mkdir()
-    document = docx.Document()
-    document.add_paragraph("연차별 추진 현황")
     rows = [("구 분", "2019년", "2020년", "2021년"), ("사 업 비", "6.3 억", "4.6 억", "4.8 억"),
             ("수 행 자", "나날에스엠아이", "티오21", "다이퀘스트"), ("참 여 인 력", "12명", "9명", "11명")]
-    table = document.add_table(rows=len(rows), cols=4)
-    for r, values in enumerate(rows):
-        for c, value in enumerate(values):
-            table.cell(r, c).text = value
-    document.save(root / "착수보고.docx")
+    make_docx(root / "착수보고.docx", ["연차별 추진 현황", ("table", rows)])
     for i in range(5):
         write(root / f"안내_{i}.txt", f"안내 {i}\n\n2020년 사업 계획은 연차별로 세우며 사업의 비용과 인력은 매년 점검한다.\n")
     db = str(tmp_path / "db")
