@@ -39,7 +39,8 @@ from splitters import STRATEGIES, Budget, get_strategy
 #: tables, titles boxed with a rule through their last word as lines, and figures merged over
 #: columns (years over amounts) given one to each column; the pieces of a row too long for one
 #: repeat its key. 7 (2026-12-07, night): table labels spaced out to fill their cells (``사 업 비``)
-#: indexed for full text as the word (``사업비``).
+#: indexed for full text as the word (``사업비``); a PDF table's header row printed again at the top
+#: of every page kept as text, not set aside as a running header.
 PIPELINE_VERSION = "7"
 #: The longest knowledge base name: its tables' folder names (``KB__manifest.lance``) must fit in
 #: the file system's 255 bytes with room to spare.

@@ -1147,6 +1147,21 @@ def test_pdf_furniture_and_page_geometry(tmp_path: Path) -> None:
     assert [p.number for p in doc.properties.pages] == [1, 2, 3]
 
 
+
+def test_pdf_a_table_header_printed_on_every_page_is_text_not_a_running_header(tmp_path: Path) -> None:
+    """A long table without rules prints its header row again at the top of every page; it was set
+    aside as a running header, and no chunk said what the columns were (a real 52-page reference of
+    actions and their parameter sets). A line that sits tight above the next one, in its size,
+    heads the body and stays text; the running header above it, set apart, stays furniture."""
+    head = "동작 ID 파라미터셋 ID 설명 비고"
+    pages = [["\n".join([head, *(f"Action{page}{n:02d} Set{n % 4} 동작 {page}-{n} 설명" for n in range(14))])]
+             for page in range(1, 5)]
+    doc = parse(make_pdf(tmp_path / "actions.pdf", pages, header="한컴 액션 테이블", page_numbers=True))
+    assert doc.text.count(head) == 4, "the table's header stays above its rows on each page"
+    furniture = {b.text for b in doc.furniture}
+    assert "한컴 액션 테이블" in furniture and head not in furniture
+    assert "Action302 Set2 동작 3-2 설명" in doc.text
+
 # ------------------------------------------------------------------------------------------- html
 
 

@@ -112,8 +112,40 @@ def furniture_lines(pages: Sequence[Page]) -> set[str]:
             counts.update(keys - {None})
         needed = max(2, share * len(group))
         repeated |= {key for key, n in counts.items() if n >= needed}
+    repeated -= _table_heads(with_text, repeated)
     body = _body_size(with_text)
     return repeated | _numbered_series(with_text, body) | _section_badges(with_text, body)
+
+
+#: A repeated top line set closer than this many of its heights above the line below it, in that
+#: line's size, heads the body (a table's header row printed again on every page it runs over).
+HEAD_GAP = 1.0
+
+
+def _table_heads(pages: Sequence[Page], repeated: set[str]) -> set[str]:
+    """The keys of ``repeated`` that are a table's header row printed again on each page, not a
+    running header: a line of words in the top band which, on most of the pages that hold it, sits
+    closer than :data:`HEAD_GAP` of its height above the next line, in that line's size.
+
+    Why: a long table without rules (a 52-page reference of actions and their parameter sets)
+    repeats its header on every page, so it was set aside with the running headers and no chunk
+    said what its columns were. A running header stands apart from the body, a paragraph's gap or
+    more above it and mostly in another size (measured over the real PDFs here: 1.6 to 6.3 of its
+    height, against 0.75 for that table's header)."""
+    tight: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    for page in pages:
+        lines = sorted((line for line in page.lines if not line.turned), key=lambda line: line.top)
+        for above, below in itertools.pairwise(lines):
+            key = _edge_key(above, page)
+            if key not in repeated or above.top >= page.height * EDGE_BAND or not LETTERS.search(above.text):
+                continue
+            seen[key] += 1
+            gap = below.top - above.bottom
+            if 0 <= gap < HEAD_GAP * above.height and above.size > 0 and abs(above.size - below.size) < 0.5 \
+                    and _edge_key(below, page) not in repeated:
+                tight[key] += 1
+    return {key for key, count in tight.items() if count >= 2 and 2 * count > seen[key]}
 
 
 def _body_size(pages: Sequence[Page]) -> float:
