@@ -99,7 +99,8 @@ def test_the_index_holds_the_labelled_rows_and_the_hit_shows_the_document(prefec
     ingest_flow([str(tmp_path / "docs")], settings(db, label_rows="embed"))  # labels in the text embedded
     rows = Store(str(db), "default").rows(["source", "text", "embed_text", "fts_text"])
     (staff,) = [row for row in rows if row["source"].endswith("staff.md")]
-    assert "합 계 | 8,491" in staff["text"] and "합 계 | 8,491" in staff["fts_text"]  # full text: the text
+    # full text: the text, its spaced-out labels as words (flows.index.schema.spaced_labels_joined)
+    assert "합 계 | 8,491" in staff["text"] and "합계 | 8,491" in staff["fts_text"]
     assert "구분 합계 · 정원 8,491" in staff["embed_text"]
     rows = [row for row in rows if row["source"].endswith("air.csv")]
     assert rows
@@ -114,12 +115,12 @@ def test_the_index_holds_the_labelled_rows_and_the_hit_shows_the_document(prefec
             continue
         assert "20150101 | 강남구 | 0.00 | 0.010 | 40 | 10" in row["text"]
         assert "측정소명 강남구 · 이산화질소농도(ppm) 0.00" in row["fts_text"]
-    # switched off, the indexes hold the text as it is
+    # switched off, the indexes hold the text as it is (but for its spaced-out labels, as words)
     db_plain = tmp_path / "plain"
     ingest_flow([str(tmp_path / "docs")], settings(db_plain, label_rows="off"))
     for row in Store(str(db_plain), "default").rows(["source", "fts_text", "embed_text"]):
         if row["source"].endswith("staff.md"):
-            assert "합 계 | 8,491" in row["fts_text"]
+            assert "합계 | 8,491" in row["fts_text"] and "합 계" not in row["fts_text"]
             continue
         assert "측정소명 강남구" not in row["fts_text"] and "20150101 | 강남구 |" in row["fts_text"]
         assert "측정소명 강남구" not in row["embed_text"]
