@@ -48,6 +48,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -283,10 +284,10 @@ def fts_ranking(table, query: str, limit: int, passages=None, columns: Sequence[
     up to twice its BM25) and cut to ``limit``: n-grams weigh a long word many times a short row key,
     the word index weighs each word once (on Chroma's English questions the rule lost one). A row
     returned carries ``text`` only if ``columns`` asked for it."""
-    if fts_column(query) == "fts_text":
-        ranked = by_cells(_fts_candidates(table, query, max(limit, CELL_POOL), passages, columns), query)[:limit]
-    else:
-        ranked = _fts_candidates(table, query, limit, passages, columns)
+    if fts_column(query) != "fts_text":
+        return _fts_candidates(table, query, limit, passages, columns)
+    wanted = [*columns, "text"] if columns else None  # the cells are read from the chunk's text
+    ranked = by_cells(_fts_candidates(table, query, max(limit, CELL_POOL), passages, wanted), query)[:limit]
     if columns and "text" not in columns:
         for row in ranked:
             row.pop("text", None)
@@ -294,12 +295,12 @@ def fts_ranking(table, query: str, limit: int, passages=None, columns: Sequence[
 
 
 def _fts_candidates(table, query: str, limit: int, passages, columns: Sequence[str] | None) -> list[dict]:
-    """:func:`fts_ranking` before the table cells (:func:`flows.index.cells.by_cells`), with ``text``."""
+    """:func:`fts_ranking` before the table cells (:func:`flows.index.cells.by_cells`)."""
     ensure_fts_index(table)
     column = fts_column(query)
     text = fts_query(query)
 
-    columns = [*dict.fromkeys([*columns, "content_hash", "text"])] if columns else None
+    columns = [*dict.fromkeys([*columns, "content_hash"])] if columns else None
     search = table.search(text, query_type="fts", fts_columns=column).limit(limit)
     ranked = (search.select([*columns, "_score"]) if columns else search).to_list()
     codes = query_codes(query) if column == "fts_text" else []
@@ -401,10 +402,7 @@ def _chunk_counts(table, doc_ids: set[str]) -> dict[str, int]:
     if not doc_ids:
         return {}
     rows = table.search().where(in_list("doc_id", sorted(doc_ids))).select(["doc_id"]).limit(None).to_list()
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row["doc_id"]] = counts.get(row["doc_id"], 0) + 1
-    return counts
+    return Counter(row["doc_id"] for row in rows)
 
 
 def _hit(row: dict, parts: int | None = None) -> dict:
