@@ -529,7 +529,7 @@ def test_a_question_naming_a_rows_key_and_a_columns_header_finds_that_table(pref
 
 
 def test_a_cell_share_is_the_part_of_the_question_a_rows_key_and_its_headers_name():
-    from flows.index.cells import by_cells, cell_share
+    from flows.index.cells import CELL_WEIGHT, by_cells, cell_share
 
     table = "국가별 현황\n\n구분 | 2023년 | 2024년\n미국 | 278.4 | 61.2\n | (△5.2) | (△29.8)\n중국 | 17.9 | 3.1"
     assert cell_share("2024년 미국 투자액은?", table) == pytest.approx(2 / 3)
@@ -553,7 +553,36 @@ def test_a_cell_share_is_the_part_of_the_question_a_rows_key_and_its_headers_nam
     assert cell_share("2023년 2분기 정보통신업 투자액은?", quarters) == 0.0
     ranked = by_cells([{"text": "해외직접투자액 해외직접투자액", "_score": 3.0}, {"text": table, "_score": 2.0}],
                       "2024년 미국 투자액은?")
-    assert ranked[0]["text"] == table and ranked[0]["_score"] == pytest.approx(2.0 * (1 + 2 / 3))
+    assert ranked[0]["text"] == table and ranked[0]["_score"] == pytest.approx(2.0 * (1 + CELL_WEIGHT * 2 / 3))
+
+
+def test_a_cell_is_one_row_under_one_column_and_a_word_inside_a_compound_names_no_row():
+    """Three ways the cell lookup lifted the wrong table, found on real statistics releases (two
+    quarterly ones side by side, a budget table keyed in its second column): the headers of different
+    columns were counted together, a row key inside a long compound word counted as named, and a
+    table whose first column is empty had no key at all."""
+    from flows.index.cells import cell_share
+
+    # 2024년 heads one column and 3분기 others: no column is the third quarter of 2024
+    older = ("구 분 | 2023년 | 2023년 | 2024년\n구 분 | 1분기 | 3분기 | 1분기\n"
+             "미국 | 87.1 | 68.2 | 61.2\n중국 | 4.1 | 3.2 | 2.9")
+    newer = ("구 분 | 2023년 | 2024년 | 2024년\n구 분 | 3분기 | 1분기 | 3분기\n"
+             "미국 | 68.2 | 61.2 | 38.0\n중국 | 3.2 | 2.9 | 1.8")
+    question = "2024년 3분기 미국 투자액은?"
+    assert cell_share(question, older) == pytest.approx(2 / 4)
+    assert cell_share(question, newer) == pytest.approx(3 / 4)
+    # a key after a particle is named (미국에, 아시아에서); inside a compound it is not (투자액 in 해외직접투자액은)
+    totals = "구 분 | 2020년 | 2021년\n투자액 | 582.0 | 769.1\n아시아 | 191.8 | 186.3"
+    assert cell_share("2020년 아시아에서 해외직접투자액은?", totals) == pytest.approx(2 / 3)
+    assert cell_share("2020년 해외직접투자액은?", totals) == 0.0
+    # the key stands in the second column when the first is empty (a budget's merged group label)
+    budget = (" |  | 2018 | 2019\n | 구 분 | 예산액 | 예산액\n | 계 | 2,106,784 | 2,310,152\n"
+              " | 자체수입 | 1,006,057 | 1,044,104")
+    assert cell_share("2018년 자체수입 규모는?", budget) == pytest.approx(2 / 3)
+    # a row with nothing under the named column holds no such cell
+    gaps = "구분 | 2023년 | 2024년\n미국 | 278.4 | \n중국 | 17.9 | 3.1"
+    assert cell_share("2024년 미국 투자액은?", gaps) == 0.0
+    assert cell_share("2024년 중국 투자액은?", gaps) == pytest.approx(2 / 3)
 
 
 def test_a_hit_in_a_file_without_pages_says_which_part_of_how_many_it_is(prefect_harness, tmp_path):

@@ -280,8 +280,8 @@ def fts_ranking(table, query: str, limit: int, passages=None, columns: Sequence[
 
     Last, for a query of the n-gram index, the best :data:`flows.index.cells.CELL_POOL` candidates
     are re-ranked by the table cells the question names (:func:`flows.index.cells.by_cells`: a chunk
-    whose table has a row keyed by one of the question's words and a column headed by another scores
-    up to twice its BM25) and cut to ``limit``: n-grams weigh a long word many times a short row key,
+    holding a cell whose row key names one of the question's words and whose column's headers name
+    another scores up to four times its BM25) and cut to ``limit``: n-grams weigh a long word many times a short row key,
     the word index weighs each word once (on Chroma's English questions the rule lost one). A row
     returned carries ``text`` only if ``columns`` asked for it."""
     if fts_column(query) != "fts_text":
