@@ -40,8 +40,10 @@ from splitters import STRATEGIES, Budget, get_strategy
 #: columns (years over amounts) given one to each column; the pieces of a row too long for one
 #: repeat its key. 7 (2026-12-07, night): table labels spaced out to fill their cells (``사 업 비``)
 #: indexed for full text as the word (``사업비``); a PDF table's header row printed again at the top
-#: of every page kept as text, not set aside as a running header.
-PIPELINE_VERSION = "7"
+#: of every page kept as text, not set aside as a running header. 8 (2026-12-07, late): a label
+#: merged across columns in a table's last header row repeated in each only when the rows below have
+#: a cell of their own in each (a form laid out on a fine grid reads its labels once).
+PIPELINE_VERSION = "8"
 #: The longest knowledge base name: its tables' folder names (``KB__manifest.lance``) must fit in
 #: the file system's 255 bytes with room to spare.
 KB_MAX_LENGTH = 64

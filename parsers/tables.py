@@ -517,7 +517,8 @@ def _fill_spans(grid: Mapping[int, list[str]] | list[list[str]], spans: Sequence
     rows, by index). Which labels group sub-columns is decided on the cells as given, before any is
     filled: a label filled into the row below would count as sub-labels of the row above it."""
     titles = {span for span in spans if span.col == 0 and _alone_in_its_row(grid[span.row], span)}
-    groups = {span for span in spans if _groups_columns(grid, span, header_rows, width)}
+    separate = _separate_cells(spans, header_rows, width, height) if isinstance(grid, list) else None
+    groups = {span for span in spans if _groups_columns(grid, span, header_rows, width, separate)}
     for span in spans:
         value = grid[span.row][span.col]
         if not value or len(value) > MAX_REPEATED_LABEL:
@@ -534,18 +535,36 @@ def _fill_spans(grid: Mapping[int, list[str]] | list[list[str]], spans: Sequence
                     grid[r][c] = value
 
 
+def _separate_cells(spans: Sequence[Span], header_rows: int, width: int, height: int) -> list[set[int]]:
+    """For each data row (from ``header_rows`` on), the columns that hold a cell of their own: those
+    no range merged across from a column to their left covers."""
+    covered: list[set[int]] = [set() for _ in range(height)]
+    for span in spans:
+        if span.width > 1:
+            for r in range(max(span.row, header_rows), min(span.last_row, height - 1) + 1):
+                covered[r].update(range(span.col + 1, min(span.last_col, width - 1) + 1))
+    return [set(range(width)) - covered[r] for r in range(header_rows, height)]
+
+
 def _groups_columns(grid: Mapping[int, list[str]] | Sequence[Sequence[str]], span: Span, header_rows: int,
-                    width: int) -> bool:
+                    width: int, separate: Sequence[set[int]] | None = None) -> bool:
     """Whether a label merged across columns is repeated in each of them: in the last header row it
     is (each column is read under its own label: ``기간 | 기간`` over a date and a month, ``2021 |
-    2021`` over a 10-K's ``$`` and amount columns); above it, only when the header row right under
-    it holds two or more different labels in its columns ("2019" over "예산액 | 전년 대비"). Over one
-    label or none (a form's "프로젝트명" block over its value) repeating it adds nothing."""
+    2021`` over a 10-K's ``$`` and amount columns) when the data rows use those columns apart — at
+    least half of them have a cell of their own in each (``separate``: :func:`_separate_cells`; not
+    known for a sheet read in packed rows, where it is assumed). A form laid out on a fine grid, whose
+    "개발형태 | 의약바이오" heads no column but spans seven of them over rows cut at other columns,
+    keeps it once. Above the last header row, only when the header row right under it holds two or
+    more different labels in its columns ("2019" over "예산액 | 전년 대비"). Over one label or none
+    (a form's "프로젝트명" block over its value) repeating it adds nothing."""
     below = span.last_row + 1
     if span.width < 2:
         return False
     if below >= header_rows:  # the last header row: each column is read under its own label
-        return True
+        if not separate:
+            return True
+        columns = range(span.col, min(span.last_col, width - 1) + 1)
+        return 2 * sum(all(column in row for column in columns) for row in separate) >= len(separate)
     return len({cell for cell in grid[below][span.col:min(span.last_col, width - 1) + 1] if cell}) >= 2
 
 

@@ -195,6 +195,27 @@ def test_a_title_merged_over_part_of_the_width_is_kept_once_and_group_labels_sti
     assert table.rows[0] == ("평가정보 목록",) * 3 + ("지니데이타",) * 2
 
 
+def test_a_form_on_a_fine_grid_reads_a_label_merged_across_columns_once() -> None:
+    """A Hangul R&D item sheet is a form laid out on a grid of 27 columns: its second row,
+    "개발형태 … 의약바이오", was read as the last header row and its value repeated in the seven
+    columns it spans, on every chunk of the form (26,628 tokens in 85 chunks for 13,992 characters).
+    A label in the last header row is repeated only over columns the rows below use one by one."""
+    grid = [["품목번호", "2026-1차-01", "", "", "산업기술분류", "", "중분류Ⅰ", "중분류Ⅱ"],
+            ["개발형태", "", "", "", "", "", "의약바이오", ""],
+            ["품목명", "나노산소운반체 기반 항암제 병용치료 증강제 개발", "", "", "", "", "", ""],
+            ["예산", "’26년 7.5억원 이내", "", "", "", "", "", ""],
+            ["기간", "56개월 이내", "", "", "", "", "", ""]]
+    spans = [Span(0, 1, 0, 3), Span(0, 4, 1, 5), Span(1, 1, 1, 3), Span(1, 6, 1, 7),
+             *(Span(row, 1, row, 7) for row in (2, 3, 4))]
+    table = make_table(grid, spans)
+    assert table.header_rows == 2
+    assert table.rows[1].count("의약바이오") == 1 and table.rows[0].count("2026-1차-01") == 1
+    # A 10-K's years over the "$" and amount columns its rows fill one by one are still spread.
+    grid = [["", "2021", "", "2020", ""], ["Licensing fees", "$", "19,984,378", "$", "9,104,000"],
+            ["Product sales", "", "1,234,000", "", "987,000"]]
+    assert make_table(grid, [Span(0, 1, 0, 2), Span(0, 3, 0, 4)]).rows[0] == ("", "2021", "2021", "2020", "2020")
+
+
 # -------------------------------------------------------------------------------------------- xlsx
 
 
