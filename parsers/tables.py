@@ -517,7 +517,9 @@ def _fill_spans(grid: Mapping[int, list[str]] | list[list[str]], spans: Sequence
     rows, by index). Which labels group sub-columns is decided on the cells as given, before any is
     filled: a label filled into the row below would count as sub-labels of the row above it."""
     titles = {span for span in spans if span.col == 0 and _alone_in_its_row(grid[span.row], span)}
-    separate = _separate_cells(spans, header_rows, width, height) if isinstance(grid, list) else None
+    # which columns the data rows use apart: asked of a label merged across the last header row only
+    heading = any(span.width > 1 and span.row < header_rows <= span.last_row + 1 for span in spans)
+    separate = _separate_cells(spans, header_rows, width, height) if heading and isinstance(grid, list) else None
     groups = {span for span in spans if _groups_columns(grid, span, header_rows, width, separate)}
     for span in spans:
         value = grid[span.row][span.col]

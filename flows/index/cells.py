@@ -139,13 +139,16 @@ def _columns(words: Sequence[str], header: list[list[str]]) -> list[set[int]]:
     cells in the header lines, a corner label such as ``구분`` naming nothing): a merged heading is
     repeated in every column it spans, so ``2024년`` over ``3분기`` heads one column."""
     width = max(len(line) for line in header)
+    known: dict[str, set[int]] = {}  # a heading merged over several columns is read once
     columns = []
     for index in range(1, width):
         named: set[int] = set()
         for line in header:
             cell = _squeezed(line[index]) if index < len(line) else ""
             if cell and cell not in _CORNER_LABELS:
-                named |= _named(words, cell)
+                if cell not in known:
+                    known[cell] = _named(words, cell)
+                named |= known[cell]
         columns.append(named)
     return columns
 
