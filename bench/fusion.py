@@ -12,6 +12,8 @@ was installed, since the evaluation) is refused: run ``seams evaluate`` again.
 - ``rrf w=W``: reciprocal-rank fusion, full text weighted 1 and the vector ranking W;
 - ``pool w=W``: the same, but the vector ranking only re-orders what full text found (it adds no
   chunk of its own);
+- ``seat N``: full text's order, with the vector ranking's best chunk moved up to place N when
+  full text ranks it lower or not at all (``rrf w=W seat N``: the same after reciprocal-rank fusion);
 - ``mix a=A``: scores instead of ranks — BM25 over the query's best BM25, cosine over the best
   cosine, mixed A × vector + (1 − A) × full text.
 
@@ -36,7 +38,7 @@ from flows.evaluate import metrics
 from flows.evaluate.configs import configurations
 from flows.evaluate.results import Options
 from flows.evaluate.runner import embed_texts, load_dataset, ranked_rows, table_titles
-from flows.index.search import fuse
+from flows.index.search import Fusion, fuse
 from flows.index.store import Store
 from flows.settings import Settings
 
@@ -70,12 +72,13 @@ def stale_documents(table, dataset) -> list[str]:
                   if doc_id in hashes and hashes[doc_id] != text_hash(doc.text))
 
 
-def rrf(vector: Scored, fts: Scored, weight: float) -> list[metrics.Span]:
-    """The fusion ``seams search --mode hybrid`` runs (:func:`flows.index.search.fuse`), at ``weight``."""
+def rrf(vector: Scored, fts: Scored, weight: float, seat: int = 0) -> list[metrics.Span]:
+    """The fusion ``seams search --mode hybrid`` runs (:func:`flows.index.search.fuse`), at ``weight``,
+    the vector ranking's best chunk seated at ``seat``."""
     def rows(ranking: Scored) -> list[dict]:
         return [{"chunk_id": f"{span.doc_id}\x00{span.start:012d}", "span": span} for span, _ in ranking]
 
-    return [row["span"] for row in fuse(rows(vector), rows(fts), len(vector) + len(fts), weight)]
+    return [row["span"] for row in fuse(rows(vector), rows(fts), len(vector) + len(fts), Fusion(weight, seat))]
 
 
 def pool(vector: Scored, fts: Scored, weight: float) -> list[metrics.Span]:
@@ -103,6 +106,9 @@ def fusions() -> dict[str, Callable[[Scored, Scored], list[metrics.Span]]]:
     for weight in (0.02, 0.05, 0.1, 0.25, 0.5, 1.0):
         out[f"rrf w={weight}"] = lambda v, f, w=weight: rrf(v, f, w)
         out[f"pool w={weight}"] = lambda v, f, w=weight: pool(v, f, w)
+    for seat in (1, 3, 5):
+        out[f"seat {seat}"] = lambda v, f, s=seat: rrf(v, f, 0.0, s)
+    out["rrf w=0.02 seat 3"] = lambda v, f: rrf(v, f, 0.02, 3)
     for alpha in (0.1, 0.2, 0.3, 0.5):
         out[f"mix a={alpha}"] = lambda v, f, a=alpha: mix(v, f, a)
     return out
@@ -148,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         vector, fts = rankings(table, store.passages.table(), dataset.questions, vectors, options.depth,
                                table_titles(store, table, options.settings), options.settings.title_weight)
         print(f"\n{dataset.name} · {config.name} · k={args.k} · {len(dataset.questions)} questions")
-        print(f"{'ranking':<14} {'hit@k %':>8} {'recall %':>9} {'MRR@k':>6}"
+        print(f"{'ranking':<18} {'hit@k %':>8} {'recall %':>9} {'MRR@k':>6}"
               + "".join(f" {'hit ' + g:>8}" for g in languages))
         for name, ranking in fusions().items():
             hits, recalls, reciprocal, by_language = [], [], [], {g: [] for g in languages}
@@ -161,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                 recalls.append(scores.recall)
                 if question.language:
                     by_language[question.language].append(scores.hit)
-            print(f"{name:<14} {100 * statistics.fmean(hits):8.1f} {100 * statistics.fmean(recalls):9.1f}"
+            print(f"{name:<18} {100 * statistics.fmean(hits):8.1f} {100 * statistics.fmean(recalls):9.1f}"
                   f" {statistics.fmean(reciprocal):6.3f}"
                   + "".join(f" {100 * statistics.fmean(by_language[g]):8.1f}" for g in languages))
     return 0

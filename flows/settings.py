@@ -118,6 +118,9 @@ class Settings(BaseSettings):
     vector_weight: float | None = Field(default=None, ge=0, description="in hybrid search, how much a vector rank "
                                         "counts against a full-text rank (reciprocal-rank fusion; 1: equal weights); "
                                         "empty: 0.02, measured (flows.index.search)")
+    vector_seat: int | None = Field(default=None, ge=0, description="in hybrid search, the place the vector ranking's "
+                                    "best chunk is moved up to when the fusion ranks it lower (0: none); empty: 3 "
+                                    "for e5-small, else 0, measured (flows.index.search)")
     title_weight: float = Field(default=TITLE_WEIGHT, ge=0, description="in vector search (and hybrid's vector ranking), "
                                 "how much the question's similarity with a document's title (its file name's words) "
                                 "adds to each of its chunks' similarity; 0: none (flows.index.search)")

@@ -164,10 +164,11 @@ def test_every_flag_of_a_setting_reaches_the_settings(tmp_path, monkeypatch):
     settings, defaults = cli._settings(args), Settings()
     changed = {name for name in Settings.model_fields if getattr(settings, name) != getattr(defaults, name)}
     assert changed == set(Settings.model_fields) - cli.ENV_ONLY_SETTINGS - cli.SEARCH_SETTINGS
-    searching = cli._settings(build_parser().parse_args(["search", "q", "--vector-weight", "0.5", "--title-weight", "0"]))
+    searching = cli._settings(build_parser().parse_args(["search", "q", "--vector-weight", "0.5", "--title-weight", "0",
+                                                         "--vector-seat", "2"]))
     assert {name for name in Settings.model_fields if getattr(searching, name) != getattr(defaults, name)} == {
-        "vector_weight", "title_weight"} == cli.SEARCH_SETTINGS
-    assert searching.vector_weight == 0.5 and searching.title_weight == 0
+        "vector_weight", "vector_seat", "title_weight"} == cli.SEARCH_SETTINGS
+    assert searching.vector_weight == 0.5 and searching.title_weight == 0 and searching.vector_seat == 2
     assert settings.overrides == {"*.md": "section"} and settings.rule_strategies == {rule: "whole"}
     assert settings.budgets == {"sheet": "pack=250"}
     monkeypatch.setenv("SEAMS_ALLOW_MASS_DELETE", "1")

@@ -13,7 +13,7 @@ import pytest
 from flows.app.cli import EXIT_USAGE, main
 from flows.embed import embedder_for
 from flows.evaluate.runner import evaluate_flow, rank_chunks
-from flows.index.search import MODES
+from flows.index.search import MODES, Fusion
 from flows.index.store import Store
 from flows.index.upkeep import VECTOR_INDEX
 from flows.settings import Settings
@@ -96,9 +96,15 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
     questions = evaluation.dataset.questions
     vectors = np.asarray(embedder_for(Settings(embedder="hashing")).queries([q.text for q in questions]), np.float32)
     for weight, leader in ((1000, "vector"), (0.02, "fts")):
-        spans, _ = rank_chunks(store.chunks_table(), questions, vectors, MODES, 20, store.passages.table(), weight)
+        spans, _ = rank_chunks(store.chunks_table(), questions, vectors, MODES, 20, store.passages.table(),
+                               Fusion(weight))
         assert spans["vector"] != spans["fts"]
         assert [ranked[:3] for ranked in spans["hybrid"]] == [ranked[:3] for ranked in spans[leader]], weight
+    # ... and with its seat: the vector ranking's best chunk at the place given, full text's order around it
+    spans, _ = rank_chunks(store.chunks_table(), questions, vectors, MODES, 20, store.passages.table(), Fusion(0.0, 2))
+    for vector, fts, hybrid in zip(spans["vector"], spans["fts"], spans["hybrid"], strict=True):
+        rest = [span for span in fts if span != vector[0]][:5]
+        assert vector[0] in hybrid[:2] and [span for span in hybrid if span != vector[0]][:len(rest)] == rest
 
 
 def test_evaluate_takes_its_settings_from_flags_and_environment_as_every_command_does(tmp_path, prefect_harness,

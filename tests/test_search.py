@@ -189,13 +189,37 @@ def test_search_errors_are_usage_errors_with_one_line(kb, tmp_path, capsys):
 
 def test_hybrid_weights_full_text_above_the_vector_ranking():
     """Measured on Chroma and the development set: the vector ranking only breaks near-ties."""
-    from flows.index.search import DEFAULT_MODE, fuse
+    from flows.index.search import DEFAULT_MODE, Fusion, fuse
 
     vector = [{"chunk_id": "a"}, {"chunk_id": "b"}]
     fts = [{"chunk_id": "b"}, {"chunk_id": "c"}]
     assert [r["chunk_id"] for r in fuse(vector, fts, 3)] == ["b", "c", "a"], "a full-text hit outranks a vector-only one"
-    assert [r["chunk_id"] for r in fuse(vector, fts, 3, vector_weight=1.0)] == ["b", "a", "c"], "equal weights: plain RRF"
+    assert [r["chunk_id"] for r in fuse(vector, fts, 3, Fusion(vector_weight=1.0))] == ["b", "a", "c"], \
+        "equal weights: plain RRF"
     assert DEFAULT_MODE == "hybrid"
+
+
+def test_hybrid_seats_the_vector_rankings_best_chunk():
+    """Issue #32: with e5-small, hybrid is full text's order with the vector ranking's best chunk moved up
+    to third when full text ranks it lower or not at all (measured: docs/embedders.md); a weight of 0
+    keeps full text's order and fills in with what only vector search found, in its order."""
+    from flows.index.search import Fusion, fuse
+
+    def ids(*names: str) -> list[dict]:
+        return [{"chunk_id": name} for name in names]
+
+    def fused(vector, fts, k, fusion) -> str:
+        return "".join(row["chunk_id"] for row in fuse(ids(*vector), ids(*fts), k, fusion))
+
+    seat = Fusion(vector_weight=0.0, vector_seat=3)
+    assert fused("ex", "abcde", 5, seat) == "abecd", "full text's fifth moves up to third"
+    assert fused("bx", "abcde", 5, seat) == "abcde", "already above its seat: nothing moves"
+    assert fused("cx", "abcde", 5, seat) == "abcde", "at its seat: nothing moves"
+    assert fused("zy", "abcde", 5, seat) == "abzcd", "found by vector search only: seated, full text's fifth out"
+    assert fused("zy", "abcde", 2, seat) == "ab", "a seat past k shows nothing of it"
+    assert fused("zyx", "ab", 5, seat) == "abzyx", "full text runs out: the vector ranking fills in, in its order"
+    assert fused("zy", "abcde", 5, Fusion(vector_weight=0.0)) == "abcde", "no seat: full text's order"
+    assert fused("zy", "abcde", 5, Fusion(vector_weight=0.02, vector_seat=1)) == "zabcd", "a seat with a weight"
 
 
 def test_the_vector_weight_sets_how_much_hybrid_follows_the_vector_ranking(kb, capsys):
@@ -215,6 +239,9 @@ def test_the_vector_weight_sets_how_much_hybrid_follows_the_vector_ranking(kb, c
     assert hybrid("--vector-weight", "1000") == vector
     assert hybrid("--vector-weight", "0")[:len(fts)] == fts
     assert hybrid()[:len(fts)] == fts
+    assert hybrid("--vector-weight", "0", "--vector-seat", "1")[0] == vector[0], "the vector ranking's best seated first"
+    assert main(["search", query, "--db", db, "--vector-seat", "-1"]) == EXIT_USAGE
+    capsys.readouterr()
     assert main(["search", query, "--db", db, "--vector-weight", "-1"]) == EXIT_USAGE
     # the error names the flag and the variable that set it, and the value given
     assert "vector_weight (--vector-weight, SEAMS_VECTOR_WEIGHT): Input should be greater than or equal to 0 " \
@@ -223,17 +250,20 @@ def test_the_vector_weight_sets_how_much_hybrid_follows_the_vector_ranking(kb, c
 
 def test_hybrid_weighs_the_vector_rank_as_measured_for_the_kbs_embedder(tmp_path):
     """Issue #32: fusion re-chosen per embedder by measurement. A knowledge base built with e5-small
-    fuses at 0.05 without being told (measured on five sets: docs/embedders.md); every other embedder
-    at 0.02; --vector-weight still decides when given."""
-    from flows.index.search import VECTOR_WEIGHT, VECTOR_WEIGHTS, hybrid_weight
+    fuses as measured for it without being told (full text's order, the vector ranking's best seated
+    third: docs/embedders.md); every other embedder at 0.02 with no seat; --vector-weight and
+    --vector-seat still decide when given."""
+    from flows.index.search import FUSIONS, VECTOR_WEIGHT, Fusion, hybrid_fusion
 
     untold = settings(str(tmp_path)).model_copy(update={"embedder": ""})
-    assert hybrid_weight(untold) == VECTOR_WEIGHT == 0.02
+    assert hybrid_fusion(untold) == Fusion(VECTOR_WEIGHT, 0) == Fusion(0.02, 0)
     e5 = untold.with_recorded_embedder("e5-small")  # what search() does with the KB's recorded embedder
-    assert hybrid_weight(e5) == VECTOR_WEIGHTS["e5-small"] == 0.05
-    assert hybrid_weight(untold.with_recorded_embedder("hashing")) == 0.02
-    assert hybrid_weight(e5.model_copy(update={"vector_weight": 0.3})) == 0.3
-    assert hybrid_weight(e5.model_copy(update={"vector_weight": 0.0})) == 0.0
+    assert hybrid_fusion(e5) == FUSIONS["e5-small"] == Fusion(0.0, 3)
+    assert hybrid_fusion(untold.with_recorded_embedder("hashing")) == Fusion(0.02, 0)
+    assert hybrid_fusion(e5.model_copy(update={"vector_weight": 0.3})) == Fusion(0.3, 3)
+    assert hybrid_fusion(e5.model_copy(update={"vector_seat": 0})) == Fusion(0.0, 0)
+    assert hybrid_fusion(untold.model_copy(update={"vector_seat": 2})) == Fusion(0.02, 2)
+    assert str(hybrid_fusion(e5)) == "vector weight 0.0, vector's best seated 3"
 
 
 def test_vector_search_ranks_a_long_chunk_by_its_best_passage(prefect_harness, tmp_path):

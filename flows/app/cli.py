@@ -84,12 +84,14 @@ ENV_ONLY_SETTINGS = frozenset({"embed_threads", "embed_batch", "embed_group_vect
                                "ocr", "ocr_command", "ocr_languages", "ocr_second_languages", "ocr_dpi", "ocr_psm",
                                "ocr_max_pages", "ocr_min_confidence", "lock_wait_s"})
 #: Settings of searching, not of indexing: flags of ``seams search`` and ``seams evaluate``, not of ``ingest``.
-SEARCH_SETTINGS = frozenset({"vector_weight", "title_weight"})
+SEARCH_SETTINGS = frozenset({"vector_weight", "vector_seat", "title_weight"})
 TITLE_WEIGHT_HELP = ("in vector search, how much the question's similarity with a document's title (its file "
                      "name's words) adds to each of its chunks' (default 0.2, measured; 0: none; env "
                      "SEAMS_TITLE_WEIGHT)")
-VECTOR_WEIGHT_HELP = ("in hybrid, how much a vector rank counts against a full-text rank (default 0.02, 0.05 for "
+VECTOR_WEIGHT_HELP = ("in hybrid, how much a vector rank counts against a full-text rank (default 0.02, 0 for "
                       "e5-small: full text leads, measured; 1: equal weights; env SEAMS_VECTOR_WEIGHT)")
+VECTOR_SEAT_HELP = ("in hybrid, the place the vector ranking's best chunk is moved up to when ranked lower (default 0: "
+                    "none, 3 for e5-small, measured; env SEAMS_VECTOR_SEAT)")
 
 
 def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:
@@ -243,6 +245,7 @@ def build_parser() -> _Parser:
                         "filling in), fts (BM25 full text: words for Latin-script queries, character n-grams "
                         "otherwise, e.g. Korean) or vector (embeddings)")
     search.add_argument("--vector-weight", type=float, metavar="W", help=VECTOR_WEIGHT_HELP)
+    search.add_argument("--vector-seat", type=int, metavar="N", help=VECTOR_SEAT_HELP)
     search.add_argument("--title-weight", type=float, metavar="W", help=TITLE_WEIGHT_HELP)
     search.add_argument("--db", help="LanceDB directory or URI (default: .seams/lancedb, env SEAMS_DB)")
     search.add_argument("--kb", help="knowledge base name (default: default, env SEAMS_KB)")
@@ -323,6 +326,7 @@ def build_parser() -> _Parser:
     evaluate.add_argument("--embedder", help="embedder for every configuration: " + EMBEDDER_HELP.split(": ", 1)[1])
     evaluate.add_argument("--embed-url", help="endpoint of an openai:MODEL embedder (env SEAMS_EMBED_URL)")
     evaluate.add_argument("--vector-weight", type=float, metavar="W", help=VECTOR_WEIGHT_HELP)
+    evaluate.add_argument("--vector-seat", type=int, metavar="N", help=VECTOR_SEAT_HELP)
     evaluate.add_argument("--title-weight", type=float, metavar="W", help=TITLE_WEIGHT_HELP)
     evaluate.add_argument("--limit", type=int, help="score only the first N questions (a quick look)")
     evaluate.add_argument("--no-cohesion", dest="cohesion", action="store_false",

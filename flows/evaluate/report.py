@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flows.evaluate.results import Evaluation, QueryScore
-from flows.index.search import hybrid_weight
+from flows.index.search import hybrid_fusion
 from flows.markdown import table as markdown_table
 
 #: Summary columns: (key, header, is a share shown in %).
@@ -185,7 +185,7 @@ def _weights(modes, settings) -> str:
     if {"vector", "hybrid"} & set(modes):
         parts.append(f"vector: title weight {settings.title_weight}")
     if "hybrid" in modes:
-        parts.append(f"hybrid: vector weight {hybrid_weight(settings)}")
+        parts.append(f"hybrid: {hybrid_fusion(settings)}")
     return f" ({'; '.join(parts)})" if parts else ""
 
 

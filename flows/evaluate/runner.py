@@ -38,13 +38,14 @@ from flows.evaluate.datasets import Dataset, Question, load_chroma, load_folder
 from flows.evaluate.peers import PEERS, PeerRun, run_peer
 from flows.evaluate.results import DEFAULT_DB, Cost, Evaluation, Options, QueryScore
 from flows.index.search import (
+    DEFAULT_FUSION,
     MODES,
     TITLE_POOL,
-    VECTOR_WEIGHT,
+    Fusion,
     ensure_fts_index,
     fts_ranking,
     fuse,
-    hybrid_weight,
+    hybrid_fusion,
     title_vectors,
     with_titles,
 )
@@ -297,14 +298,14 @@ def _disk_size(path: Path) -> int | None:
 
 
 def ranked_rows(table, questions: Sequence[Question], query_vectors: np.ndarray, modes: Sequence[str],
-                depth: int, passages=None, vector_weight: float = VECTOR_WEIGHT,
+                depth: int, passages=None, fusion: Fusion = DEFAULT_FUSION,
                 titles: Mapping[str, np.ndarray] | None = None, title_weight: float = 0.0,
                 ) -> tuple[dict[str, list[list[dict]]], int]:
     """For every mode, each question's ranked rows (``depth`` deep), as ``seams search`` ranks them:
     vector rows carry ``_distance`` (cosine; ties by chunk id), re-ranked with ``title_weight`` by
     their documents' ``titles`` (:func:`flows.index.search.with_titles`, which sets ``_score``);
     full-text rows ``_score`` (BM25, or reciprocal rank where :func:`flows.index.search.fts_ranking`
-    fused two rankings); ``hybrid`` fuses the two with ``vector_weight`` (:func:`hybrid_weight`).
+    fused two rankings); ``hybrid`` fuses the two by ``fusion`` (:func:`hybrid_fusion`).
     Returns (rankings, fts failures)."""
     rankings: dict[str, list[list[dict]]] = {}
     failures = 0
@@ -329,16 +330,16 @@ def ranked_rows(table, questions: Sequence[Question], query_vectors: np.ndarray,
                 rows, failures = [], failures + 1
             rankings["fts"].append(rows)
     if "hybrid" in modes:
-        rankings["hybrid"] = [fuse(v, f, depth, vector_weight) for v, f in zip(rankings["vector"], rankings["fts"], strict=True)]
+        rankings["hybrid"] = [fuse(v, f, depth, fusion) for v, f in zip(rankings["vector"], rankings["fts"], strict=True)]
     return {mode: rankings[mode] for mode in modes}, failures
 
 
 def rank_chunks(table, questions: Sequence[Question], query_vectors: np.ndarray, modes: Sequence[str],
-                depth: int, passages=None, vector_weight: float = VECTOR_WEIGHT,
+                depth: int, passages=None, fusion: Fusion = DEFAULT_FUSION,
                 titles: Mapping[str, np.ndarray] | None = None, title_weight: float = 0.0,
                 ) -> tuple[dict[str, list[list[metrics.Span]]], int]:
     """For every mode, each question's ranked chunk spans (:func:`ranked_rows`). Returns (rankings, fts failures)."""
-    rankings, failures = ranked_rows(table, questions, query_vectors, modes, depth, passages, vector_weight,
+    rankings, failures = ranked_rows(table, questions, query_vectors, modes, depth, passages, fusion,
                                      titles, title_weight)
     spans = {mode: [[metrics.Span(r["doc_id"], r["char_start"], r["char_end"]) for r in rows] for rows in ranked]
              for mode, ranked in rankings.items()}
@@ -424,7 +425,7 @@ def _retrieve(config: Configuration, questions: Sequence[Question], query_vector
     table = store.chunks_table()
     titles = table_titles(store, table, options.settings) if {"vector", "hybrid"} & set(options.modes) else None
     return rank_chunks(table, questions, query_vectors, options.modes, options.depth,
-                       store.passages.table(), hybrid_weight(options.settings), titles, options.settings.title_weight)
+                       store.passages.table(), hybrid_fusion(options.settings), titles, options.settings.title_weight)
 
 
 def table_titles(store: Store, table, settings: Settings) -> dict[str, np.ndarray] | None:
