@@ -117,7 +117,7 @@ class Settings(BaseSettings):
                                 "chunk only)")
     vector_weight: float | None = Field(default=None, ge=0, description="in hybrid search, how much a vector rank "
                                         "counts against a full-text rank (reciprocal-rank fusion; 1: equal weights); "
-                                        "empty: 0.02, measured (flows.index.search)")
+                                        "empty: 0.02, 0 for e5-small, measured (flows.index.search)")
     vector_seat: int | None = Field(default=None, ge=0, description="in hybrid search, the place the vector ranking's "
                                     "best chunk is moved up to when the fusion ranks it lower (0: none); empty: 3 "
                                     "for e5-small, else 0, measured (flows.index.search)")

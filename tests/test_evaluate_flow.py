@@ -91,7 +91,8 @@ def test_evaluate_flow_end_to_end(tmp_path, prefect_harness):
     evaluate_flow(**dict(kwargs, configs=["tokens:40/0"], variants=None,
                          settings=Settings(db=db, embedder="hashing", vector_weight=1000)),
                   modes=["hybrid"], out=str(tmp_path / "weighed"))
-    assert "; hybrid: vector weight 1000.0)" in (tmp_path / "weighed" / "report.md").read_text(encoding="utf-8")
+    weighed = (tmp_path / "weighed" / "report.md").read_text(encoding="utf-8")
+    assert "; hybrid: vector weight 1000.0)" in weighed and "here with vector weight 1000.0:" in weighed
     store = Store(evaluation.options.store_uri, evaluation.configurations[1].kb("hashing", evaluation.dataset.name))
     questions = evaluation.dataset.questions
     vectors = np.asarray(embedder_for(Settings(embedder="hashing")).queries([q.text for q in questions]), np.float32)

@@ -220,6 +220,8 @@ def test_hybrid_seats_the_vector_rankings_best_chunk():
     assert fused("zyx", "ab", 5, seat) == "abzyx", "full text runs out: the vector ranking fills in, in its order"
     assert fused("zy", "abcde", 5, Fusion(vector_weight=0.0)) == "abcde", "no seat: full text's order"
     assert fused("zy", "abcde", 5, Fusion(vector_weight=0.02, vector_seat=1)) == "zabcd", "a seat with a weight"
+    scores = [row["_score"] for row in fuse(ids("e"), ids(*"abcde"), 5, seat)]
+    assert scores == sorted(scores, reverse=True) and scores[2] == scores[3], "the seated hit takes the moved one's score"
 
 
 def test_the_vector_weight_sets_how_much_hybrid_follows_the_vector_ranking(kb, capsys):

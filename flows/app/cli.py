@@ -91,7 +91,7 @@ TITLE_WEIGHT_HELP = ("in vector search, how much the question's similarity with 
 VECTOR_WEIGHT_HELP = ("in hybrid, how much a vector rank counts against a full-text rank (default 0.02, 0 for "
                       "e5-small: full text leads, measured; 1: equal weights; env SEAMS_VECTOR_WEIGHT)")
 VECTOR_SEAT_HELP = ("in hybrid, the place the vector ranking's best chunk is moved up to when ranked lower (default 0: "
-                    "none, 3 for e5-small, measured; env SEAMS_VECTOR_SEAT)")
+                    "none, 3 for e5-small, measured; --vector-weight does not change it; env SEAMS_VECTOR_SEAT)")
 
 
 def _pair(item: str, flag: str, shape: str) -> tuple[str, str]:

@@ -300,7 +300,7 @@ def markdown(evaluation: Evaluation, png: str | None = None, png_note: str = "")
                           right=[False, False, False]) + "\n")
     if evaluation.fts_failures:
         out.append(f"_{evaluation.fts_failures} full-text queries failed and were scored as empty rankings._\n")
-    out.append(_DEFINITIONS.format(k=options.k, depth=options.depth))
+    out.append(_DEFINITIONS.format(k=options.k, depth=options.depth, fusion=hybrid_fusion(options.settings)))
     return "\n".join(out)
 
 
@@ -395,9 +395,10 @@ _DEFINITIONS = """## How the numbers are computed
   and MRR@k are containment's, and its precision, IoU and precision-Ω are not defined (–).
 - Retrieval: every configuration is its own LanceDB table over the whole collection. Vector search
   is exact (cosine, no ANN index); full-text is BM25 as `seams search` runs it (stemmed words for
-  queries in Latin letters, character 2–3-grams otherwise, e.g. Korean); hybrid is reciprocal-rank
-  fusion of the two top-{depth} lists, as `seams search` runs it (a vector rank weighted 0.02 against
-  a full-text rank).
+  queries in Latin letters, character 2–3-grams otherwise, e.g. Korean); hybrid fuses the two
+  top-{depth} lists as `seams search` does, here with {fusion}: reciprocal-rank fusion, a vector rank
+  weighted that much against a full-text rank (0: full text's order), and where a seat is given the
+  vector ranking's best chunk moved up to that place.
 """
 
 

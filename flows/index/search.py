@@ -378,7 +378,8 @@ def hybrid_fusion(settings: Settings) -> Fusion:
 def fuse(vector: list[dict], fts: list[dict], k: int, fusion: Fusion = DEFAULT_FUSION) -> list[dict]:
     """``hybrid`` (:class:`Fusion`): weighted reciprocal-rank fusion, score = 1 / (RRF_K + full-text rank)
     + vector_weight / (RRF_K + vector rank), summed over the rankings a chunk is in; then the vector
-    ranking's best chunk moved up to ``vector_seat`` if it ranks lower (keeping its score)."""
+    ranking's best chunk moved up to ``vector_seat`` if it ranks lower, with the score of the hit it
+    moves down (the scores stay in order)."""
     if fusion.vector_weight:
         ranked = reciprocal_rank_fusion([(fts, 1.0), (vector, fusion.vector_weight)], len(fts) + len(vector))
     else:  # full text's order; what only vector search found fills in, in its order
@@ -387,8 +388,9 @@ def fuse(vector: list[dict], fts: list[dict], k: int, fusion: Fusion = DEFAULT_F
         ranked += [dict(row, _score=0.0) for row in vector if row["chunk_id"] not in found]
     if fusion.vector_seat and vector:
         best = next(index for index, row in enumerate(ranked) if row["chunk_id"] == vector[0]["chunk_id"])
-        if best >= fusion.vector_seat:
-            ranked.insert(fusion.vector_seat - 1, ranked.pop(best))
+        if best >= fusion.vector_seat:  # it takes the place, and the score, of the hit it moves down
+            seated = dict(ranked.pop(best), _score=ranked[fusion.vector_seat - 1]["_score"])
+            ranked.insert(fusion.vector_seat - 1, seated)
     return ranked[:k]
 
 
