@@ -242,8 +242,8 @@ def build_parser() -> _Parser:
     search.add_argument("query", help="the question or words to look for (Korean, English or mixed)")
     search.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
     search.add_argument("--mode", help="hybrid (default: the full-text order, the vector ranking breaking near-ties and "
-                        "filling in), fts (BM25 full text: words for Latin-script queries, character n-grams "
-                        "otherwise, e.g. Korean) or vector (embeddings)")
+                        "filling in; with e5-small, its best chunk seated third), fts (BM25 full text: words for "
+                        "Latin-script queries, character n-grams otherwise, e.g. Korean) or vector (embeddings)")
     search.add_argument("--vector-weight", type=float, metavar="W", help=VECTOR_WEIGHT_HELP)
     search.add_argument("--vector-seat", type=int, metavar="N", help=VECTOR_SEAT_HELP)
     search.add_argument("--title-weight", type=float, metavar="W", help=TITLE_WEIGHT_HELP)

@@ -368,8 +368,8 @@ def hybrid_fusion(settings: Settings) -> Fusion:
     """How ``hybrid`` fuses for a knowledge base built with the settings' embedder: the fusion measured
     for it (:data:`FUSIONS`, else :class:`Fusion`'s defaults), with the settings' ``vector_weight``
     (``--vector-weight``, ``SEAMS_VECTOR_WEIGHT``) and ``vector_seat`` (``--vector-seat``,
-    ``SEAMS_VECTOR_SEAT``) where given. A team whose own questions (``seams evaluate``,
-    ``bench/fusion.py``) show another fusion earns more sets them there."""
+    ``SEAMS_VECTOR_SEAT``) where given: a team whose own questions (``seams evaluate``,
+    ``bench/fusion.py``) show that another fusion finds more sets it there."""
     measured = FUSIONS.get(settings.embedder_spec, DEFAULT_FUSION)
     return Fusion(measured.vector_weight if settings.vector_weight is None else settings.vector_weight,
                   measured.vector_seat if settings.vector_seat is None else settings.vector_seat)
